@@ -1,0 +1,54 @@
+"""One exception hierarchy; each message says what went wrong and what to do next.
+
+The API maps these to HTTP problem details in one place, the CLI prints them without a traceback.
+"""
+
+from __future__ import annotations
+
+
+class KgragError(Exception):
+    """Base class: a problem the user can act on. ``fix`` is the next step, shown with the message."""
+
+    status_code: int = 500
+
+    def __init__(self, message: str, *, fix: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+
+    def __str__(self) -> str:
+        return f"{self.message}: {self.fix}" if self.fix else self.message
+
+
+class ConfigError(KgragError):
+    status_code = 500
+
+
+class DatabaseError(KgragError):
+    status_code = 503
+
+
+class ModelUnavailableError(KgragError):
+    status_code = 503
+
+
+class IngestError(KgragError):
+    """A single input could not be ingested; the rest of a batch goes on."""
+
+    status_code = 422
+
+
+class NotFoundError(KgragError):
+    status_code = 404
+
+
+class InvalidInputError(KgragError):
+    status_code = 422
+
+
+class GraphMissingError(KgragError):
+    status_code = 409
+
+
+class BuildLockedError(KgragError):
+    status_code = 409

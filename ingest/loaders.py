@@ -1,0 +1,180 @@
+"""Turn files (PDF, Markdown, plain text, HTML) into text pages with a title.
+
+Each loader raises IngestError with a reason a person can act on; the caller carries on with
+the rest of the batch. PDFs keep their page numbers so answers can cite them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from core.errors import IngestError
+from core.types import LoadedDocument, Page
+
+SUPPORTED_SUFFIXES: dict[str, str] = {
+    ".pdf": "application/pdf",
+    ".md": "text/markdown",
+    ".markdown": "text/markdown",
+    ".txt": "text/plain",
+    ".text": "text/plain",
+    ".html": "text/html",
+    ".htm": "text/html",
+}
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def clean_text(text: str) -> str:
+    """Drop control characters (Postgres refuses NUL) and normalise line endings."""
+    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def decode_text(data: bytes, source: str) -> tuple[str, dict[str, str]]:
+    """UTF-8 (with or without BOM); anything else is decoded with replacement and flagged."""
+    if b"\x00" in data[:8192]:
+        raise IngestError(
+            f"{source} looks binary (it contains NUL bytes), not text",
+            fix="check the file type; only PDF, Markdown, plain text and HTML are ingested",
+        )
+    try:
+        return data.decode("utf-8-sig"), {}
+    except UnicodeDecodeError:
+        return data.decode("utf-8", errors="replace"), {"encoding_note": "not valid UTF-8; decoded with replacement"}
+
+
+def load_file(path: Path) -> LoadedDocument:
+    suffix = path.suffix.lower()
+    mime = SUPPORTED_SUFFIXES.get(suffix)
+    if mime is None:
+        raise IngestError(
+            f"{path} has an unsupported type {suffix or '(no extension)'}",
+            fix=f"convert it to one of {', '.join(sorted(SUPPORTED_SUFFIXES))}",
+        )
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise IngestError(f"cannot read {path} ({exc.strerror or exc})", fix="check the path and permissions") from exc
+    return load_bytes(data, source=str(path), suffix=suffix, default_title=path.stem)
+
+
+def load_bytes(data: bytes, *, source: str, suffix: str, default_title: str) -> LoadedDocument:
+    suffix = suffix.lower()
+    mime = SUPPORTED_SUFFIXES.get(suffix)
+    if mime is None:
+        raise IngestError(f"{source} has an unsupported type {suffix!r}",
+                          fix=f"use one of {', '.join(sorted(SUPPORTED_SUFFIXES))}")
+    if not data.strip():
+        raise IngestError(f"{source} is empty", fix="nothing to ingest; add text to the file")
+    loader = _LOADERS[mime]
+    title, pages, meta = loader(data, source)
+    pages = tuple(p for p in (Page(clean_text(pg.text).strip(), pg.number) for pg in pages) if p.text)
+    if not pages:
+        raise IngestError(f"{source} has no extractable text", fix="check the file has text content")
+    return LoadedDocument(
+        source=source, title=(title or default_title).strip()[:500] or default_title, mime_type=mime,
+        pages=pages, content_hash=content_hash(data), metadata=meta,
+    )
+
+
+def load_text(text: str, *, source: str, title: str, metadata: dict[str, object] | None = None) -> LoadedDocument:
+    """A document given as text (API uploads of JSON, eval corpora): hashed like a file."""
+    cleaned = clean_text(text).strip()
+    if not cleaned:
+        raise IngestError(f"{source} is empty", fix="nothing to ingest; send some text")
+    return LoadedDocument(
+        source=source, title=title.strip() or source, mime_type="text/plain", pages=(Page(cleaned, None),),
+        content_hash=content_hash((title + "\x1f" + cleaned).encode()), metadata=dict(metadata or {}),
+    )
+
+
+_Loaded = tuple[str | None, list[Page], dict[str, object]]
+
+
+def _load_text(data: bytes, source: str) -> _Loaded:
+    text, meta = decode_text(data, source)
+    return None, [Page(text)], dict(meta)
+
+
+_MD_HEADING = re.compile(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_MD_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
+
+
+def _load_markdown(data: bytes, source: str) -> _Loaded:
+    text, meta = decode_text(data, source)
+    text = _MD_FRONT_MATTER.sub("", text)
+    heading = _MD_HEADING.search(text)
+    return (heading.group(1) if heading else None), [Page(text)], dict(meta)
+
+
+def _load_html(data: bytes, source: str) -> _Loaded:
+    from bs4 import BeautifulSoup
+
+    text, meta = decode_text(data, source)
+    try:
+        soup = BeautifulSoup(text, "lxml")
+    except RecursionError as exc:  # pathologically nested markup
+        raise IngestError(f"{source} is nested too deeply to parse", fix="simplify the HTML") from exc
+    for tag in soup(["script", "style", "noscript", "template"]):
+        tag.decompose()
+    title = soup.title.get_text(strip=True) if soup.title else None
+    if not title and (h1 := soup.find("h1")):
+        title = h1.get_text(" ", strip=True)
+    try:
+        body = soup.get_text("\n")
+    except RecursionError as exc:
+        raise IngestError(f"{source} is nested too deeply to parse", fix="simplify the HTML") from exc
+    body = re.sub(r"\n\s*\n+", "\n\n", body)
+    return title, [Page(body)], dict(meta)
+
+
+def _load_pdf(data: bytes, source: str) -> _Loaded:
+    import io
+
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            raise IngestError(f"{source} is an encrypted PDF", fix="decrypt it (e.g. qpdf --decrypt) and ingest again")
+        pages = [Page(page.extract_text() or "", number=i) for i, page in enumerate(reader.pages, start=1)]
+        title = None
+        if reader.metadata and reader.metadata.title:
+            title = str(reader.metadata.title)
+    except IngestError:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
+        raise IngestError(f"{source} is not a readable PDF ({exc})", fix="check the file is a valid PDF") from exc
+    if not any(p.text.strip() for p in pages):
+        raise IngestError(f"{source} has no text layer (scanned PDF?)", fix="run OCR on it first, e.g. ocrmypdf")
+    return title, pages, {"page_count": len(pages)}
+
+
+_LOADERS: dict[str, Callable[[bytes, str], _Loaded]] = {
+    "application/pdf": _load_pdf,
+    "text/markdown": _load_markdown,
+    "text/plain": _load_text,
+    "text/html": _load_html,
+}
+
+
+def discover(paths: list[Path]) -> tuple[list[Path], list[tuple[str, str]]]:
+    """Expand folders into supported files (sorted, recursive). Returns files and (path, reason) misses."""
+    files: list[Path] = []
+    missing: list[tuple[str, str]] = []
+    for p in paths:
+        if p.is_dir():
+            files.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUPPORTED_SUFFIXES
+                                and not any(part.startswith(".") for part in f.relative_to(p).parts)))
+        elif p.is_file():
+            files.append(p)
+        else:
+            missing.append((str(p), "no such file or folder"))
+    return files, missing
