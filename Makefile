@@ -1,0 +1,36 @@
+# kgrag: `make demo` sets up and runs the whole job on the embedded database; `make test` runs the suite.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+export HF_HUB_OFFLINE ?= 1
+export TRANSFORMERS_OFFLINE ?= 1
+export TOKENIZERS_PARALLELISM ?= false
+export KGRAG_HOME ?= .kgrag/demo
+
+.PHONY: setup demo test lint bench clean
+
+$(BIN)/activate:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+# torch first, pinned: it resolves to the CPU build on this machine's disk; a bare `torch` pulls CUDA.
+$(VENV)/.installed: $(BIN)/activate pyproject.toml
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+setup: $(VENV)/.installed
+
+demo: setup
+	$(BIN)/kgrag ingest examples/
+	$(BIN)/kgrag documents list
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/pytest -q
+
+lint: setup
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf .kgrag .pytest_cache .ruff_cache
