@@ -86,7 +86,9 @@ def documents_list(
 
 @documents_app.command("delete")
 @handle_errors
-def documents_delete(document_id: Annotated[int, typer.Argument(help="The id shown by `kgrag documents list`.")]) -> None:
+def documents_delete(
+    document_id: Annotated[int, typer.Argument(help="The id shown by `kgrag documents list`.")],
+) -> None:
     """Delete a document and everything derived from it (chunks, graph evidence).
 
     Example:  kgrag documents delete 3
