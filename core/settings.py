@@ -95,11 +95,17 @@ class RerankSettings(BaseModel):
 
 
 class AnswerSettings(BaseModel):
-    gemini_model: str = "gemini-2.5-flash"
+    backend: Literal["auto", "gemini", "extractive"] = Field(
+        default="auto", description="auto: Gemini when credentials are configured, else the offline extractive one."
+    )
+    gemini_model: str = "gemini-3.8-flash"
     gemini_api_key: SecretStr | None = None
     gemini_base_url: str | None = Field(default=None, description="Override the Gemini endpoint (tests, proxies).")
     min_rerank_score: float = 0.0
     min_fused_score: float = 0.02
+    min_dense_similarity: float = Field(
+        default=0.0, description="Gate on the best dense cosine when rerank did not run (RRF scores are rank-only)."
+    )
     on_weak_evidence: Literal["refuse", "warn"] = "refuse"
     max_passages: int = Field(default=5, ge=1)
 
