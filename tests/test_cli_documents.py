@@ -1,0 +1,61 @@
+"""The `kgrag` CLI end to end (Typer's runner, real embedded Postgres, real model)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from api.cli import app
+from tests.conftest import EXAMPLES_DIR
+
+
+@pytest.fixture
+def cli_env(tmp_path: Path, fresh_database_url: str) -> dict[str, str]:
+    return {"KGRAG_HOME": str(tmp_path / "home"), "KGRAG_DATABASE__URL": fresh_database_url, "COLUMNS": "200"}
+
+
+def test_ingest_list_delete_round_trip(cli_env: dict[str, str], tmp_path: Path) -> None:
+    runner = CliRunner()
+    bad = tmp_path / "broken.pdf"
+    bad.write_bytes(b"not a pdf at all")
+
+    result = runner.invoke(app, ["ingest", str(EXAMPLES_DIR), str(bad)], env=cli_env)
+    assert result.exit_code == 0, result.output
+    n_examples = len(list(EXAMPLES_DIR.iterdir()))
+    assert f"added               │ {n_examples}" in result.output
+    assert "broken.pdf" in result.output and "not a readable PDF" in result.output
+
+    again = runner.invoke(app, ["ingest", str(EXAMPLES_DIR)], env=cli_env)
+    assert f"unchanged (skipped) │ {n_examples}" in again.output
+
+    listing = runner.invoke(app, ["documents", "list"], env=cli_env)
+    assert listing.exit_code == 0 and "Northwind Dynamics" in listing.output
+
+    deleted = runner.invoke(app, ["documents", "delete", "1"], env=cli_env)
+    assert deleted.exit_code == 0 and "deleted document 1" in deleted.output
+    missing = runner.invoke(app, ["documents", "delete", "1"], env=cli_env)
+    assert missing.exit_code == 1
+    assert "no document with id 1" in missing.output and "fix:" in missing.output
+
+
+def test_bad_configuration_is_reported_with_the_setting_to_fix(cli_env: dict[str, str]) -> None:
+    env = {**cli_env, "KGRAG_CHUNKING__OVERLAP": "500"}
+    result = CliRunner().invoke(app, ["documents", "list"], env=env)
+    assert result.exit_code == 2
+    assert "chunking.overlap (500) must be smaller than chunking.size" in result.output
+
+
+def test_doctor_reports_each_component(cli_env: dict[str, str]) -> None:
+    result = CliRunner().invoke(app, ["doctor"], env=cli_env)
+    assert "ok  database: PostgreSQL 18" in result.output
+    assert "pgvector 0.8" in result.output
+    assert "ok  embedding model" in result.output
+
+
+def test_unreachable_database_names_the_fix(tmp_path: Path) -> None:
+    env = {"KGRAG_HOME": str(tmp_path), "KGRAG_DATABASE__URL": "postgresql://nobody@127.0.0.1:1/none"}
+    result = CliRunner().invoke(app, ["documents", "list"], env=env)
+    assert result.exit_code == 1
+    assert "cannot reach PostgreSQL" in result.output and "KGRAG_DATABASE__URL" in result.output
