@@ -1,0 +1,90 @@
+"""The confidence gate: decide whether the evidence is strong enough to answer from.
+
+Which signal can tell an in-corpus question from an out-of-corpus one?
+
+* The cross-encoder's score is a real relevance judgement, so when rerank ran it decides alone
+  (``min_rerank_score``, in the model's logit units).
+* Fused RRF scores depend only on ranks: every question, answerable or not, has a rank-1 hit, so
+  ``min_fused_score`` can only say "the signals agree", never "the top hit is relevant".
+* The dense retriever's cosine similarity does carry relevance and needs no extra model, so when
+  rerank did not run (no weights offline, or switched off) the best dense similarity is gated too
+  (``min_dense_similarity``). It is the best dense hit over the whole candidate list: the question
+  is "does the corpus hold anything close to this question", not "is fused rank 1 close".
+
+Without rerank, both checks must pass. A question with no hits at all is always weak.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from core.settings import AnswerSettings
+
+Verdict = Literal["pass", "refuse", "warn"]
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The numbers the gate looks at; None means that signal did not run (or returned nothing)."""
+
+    hit_count: int
+    best_rerank: float | None = None
+    best_fused: float | None = None
+    best_dense: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GateCheck:
+    name: str
+    value: float | None
+    threshold: float
+    passed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GateDecision:
+    verdict: Verdict
+    reason: str
+    checks: tuple[GateCheck, ...] = ()
+
+    @property
+    def weak(self) -> bool:
+        return self.verdict != "pass"
+
+
+def _check(name: str, value: float | None, threshold: float) -> GateCheck:
+    return GateCheck(name, value, threshold, value is not None and value >= threshold)
+
+
+def assess(evidence: Evidence, settings: AnswerSettings) -> GateDecision:
+    if evidence.hit_count == 0:
+        return _weak(settings, "No passage matched the question.", ())
+    if evidence.best_rerank is not None:
+        checks: tuple[GateCheck, ...] = (_check("rerank_score", evidence.best_rerank, settings.min_rerank_score),)
+    else:
+        fused = _check("fused_score", evidence.best_fused, settings.min_fused_score)
+        checks = (fused,)
+        if evidence.best_dense is not None:
+            checks += (_check("dense_similarity", evidence.best_dense, settings.min_dense_similarity),)
+    failed = [c for c in checks if not c.passed]
+    if not failed:
+        return GateDecision("pass", "", checks)
+    reason = "The evidence is too weak: " + "; ".join(
+        f"best {c.name.replace('_', ' ')} {_fmt(c.value)} is below {c.threshold:g}" for c in failed
+    ) + "."
+    return _weak(settings, reason, checks)
+
+
+def _weak(settings: AnswerSettings, reason: str, checks: tuple[GateCheck, ...]) -> GateDecision:
+    return GateDecision("refuse" if settings.on_weak_evidence == "refuse" else "warn", reason, checks)
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def best(values: Iterable[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return max(present) if present else None
