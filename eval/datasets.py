@@ -1,0 +1,164 @@
+"""Evaluation datasets: BEIR, the 2Wiki multi-hop format, and our own golden-set format.
+
+Every dataset ingests its units (passages or documents) with the source ``"<unit prefix>:<id>"``
+so a chunk hit maps back to the unit its qrels judge. Each dataset also fingerprints the raw
+files it was read from: results are stamped with it, and a stale results file is caught.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.errors import InvalidInputError
+from core.types import LoadedDocument
+from ingest.loaders import SUPPORTED_SUFFIXES, load_bytes, load_text
+
+
+@dataclass(frozen=True, slots=True)
+class EvalQuestion:
+    id: str
+    text: str
+    relevant: frozenset[str] = frozenset()
+    keywords: tuple[str, ...] = ()
+    should_refuse: bool = False
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    name: str
+    format: str
+    path: Path
+    questions: tuple[EvalQuestion, ...]
+    files: tuple[Path, ...]
+    """The raw files the dataset was read from, in a fixed order (for the fingerprint)."""
+    _documents: Callable[[], Iterator[LoadedDocument]] = field(repr=False)
+
+    def documents(self) -> Iterator[LoadedDocument]:
+        return self._documents()
+
+    def fingerprint(self) -> str:
+        return fingerprint_files(self.files)
+
+    def subset(self, limit: int | None) -> Dataset:
+        """The first ``limit`` questions (the corpus stays whole, so distractors stay too)."""
+        if limit is None or limit >= len(self.questions):
+            return self
+        return Dataset(self.name, self.format, self.path, self.questions[:limit], self.files, self._documents)
+
+
+def unit_of_source(source: str) -> str:
+    return source.split(":", 1)[1] if ":" in source else source
+
+
+def fingerprint_files(files: tuple[Path, ...]) -> str:
+    digest = hashlib.sha256()
+    for f in files:
+        digest.update(f.name.encode() + b"\0")
+        with open(f, "rb") as fh:
+            for block in iter(lambda fh=fh: fh.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+def load_dataset(path: Path) -> Dataset:
+    """Recognise the format from the files present, with an error that lists what each needs."""
+    path = path.resolve()
+    if path.is_file() and path.suffix == ".json" and _looks_golden(path):
+        return load_golden(path)
+    if path.is_dir() and (path / "corpus.json").exists() and (path / "queries.jsonl").exists():
+        return load_multihop(path)
+    if path.is_dir() and (path / "qrels").is_dir() and list(path.glob("corpus*.jsonl")):
+        return load_beir(path)
+    raise InvalidInputError(
+        f"{path} is not a dataset kgrag knows",
+        fix="give a BEIR folder (corpus*.jsonl, queries.jsonl, qrels/test.tsv), a multi-hop folder "
+        "(corpus.json, queries.jsonl with gold_passage_idx) or a golden-set .json file",
+    )
+
+
+def load_beir(path: Path, split: str = "test") -> Dataset:
+    corpus_files = tuple(sorted(path.glob("corpus*.jsonl")))
+    qrels_path = path / "qrels" / f"{split}.tsv"
+    relevant: dict[str, set[str]] = {}
+    with open(qrels_path, newline="") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            if int(row["score"]) > 0:
+                relevant.setdefault(row["query-id"], set()).add(row["corpus-id"])
+    questions = []
+    with open(path / "queries.jsonl") as fh:
+        for line in fh:
+            q = json.loads(line)
+            if q["_id"] in relevant:
+                questions.append(EvalQuestion(q["_id"], q["text"], frozenset(relevant[q["_id"]])))
+
+    def documents() -> Iterator[LoadedDocument]:
+        for f in corpus_files:
+            with open(f) as fh:
+                for line in fh:
+                    d = json.loads(line)
+                    yield load_text(d["text"], source=f"{path.name}:{d['_id']}", title=d.get("title") or d["_id"])
+
+    return Dataset(path.name, "beir", path, tuple(questions), (*corpus_files, path / "queries.jsonl", qrels_path),
+                   documents)
+
+
+def load_multihop(path: Path) -> Dataset:
+    corpus_path, queries_path = path / "corpus.json", path / "queries.jsonl"
+    questions = []
+    with open(queries_path) as fh:
+        for line in fh:
+            q = json.loads(line)
+            questions.append(EvalQuestion(
+                q["id"], q["question"], frozenset(str(i) for i in q["gold_passage_idx"]),
+                keywords=tuple(a for a in q.get("answers", []) if a.lower() not in {"yes", "no"}),
+                kind=q.get("type", ""),
+            ))
+
+    def documents() -> Iterator[LoadedDocument]:
+        for i, p in enumerate(json.loads(corpus_path.read_text())):
+            yield load_text(p["text"], source=f"{path.name}:{i}", title=p["title"])
+
+    return Dataset(path.name, "multihop", path, tuple(questions), (corpus_path, queries_path), documents)
+
+
+def _looks_golden(path: Path) -> bool:
+    try:
+        data = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return False
+    return isinstance(data, dict) and "questions" in data and "corpus" in data
+
+
+def load_golden(path: Path) -> Dataset:
+    """Our own format: {"name", "corpus": folder relative to the file, "questions": [...]}.
+
+    Each question: {"id", "question", "relevant": [file names], "keywords": [...], "should_refuse": bool}.
+    """
+    data = json.loads(path.read_text())
+    corpus = (path.parent / data["corpus"]).resolve()
+    if not corpus.is_dir():
+        raise InvalidInputError(f"golden set {path} names a corpus folder {corpus} that does not exist",
+                                fix="set \"corpus\" to a folder path relative to the golden-set file")
+    files = tuple(sorted(f for f in corpus.rglob("*") if f.is_file() and f.suffix.lower() in SUPPORTED_SUFFIXES))
+    name = data.get("name", path.stem)
+    questions = tuple(
+        EvalQuestion(
+            str(q.get("id", i)), q["question"], frozenset(q.get("relevant", [])),
+            keywords=tuple(q.get("keywords", [])), should_refuse=bool(q.get("should_refuse", False)),
+            kind=q.get("kind", "should_refuse" if q.get("should_refuse") else "answerable"),
+        )
+        for i, q in enumerate(data["questions"])
+    )
+
+    def documents() -> Iterator[LoadedDocument]:
+        for f in files:
+            rel = f.relative_to(corpus).as_posix()
+            yield load_bytes(f.read_bytes(), source=f"{name}:{rel}", suffix=f.suffix, default_title=f.stem)
+
+    return Dataset(name, "golden", path, questions, (path, *files), documents)
