@@ -59,11 +59,11 @@ class Store:
 
     # -- writes ---------------------------------------------------------------------------------
     def write_document(
-        self, doc: LoadedDocument, chunks: Sequence[ChunkDraft], embeddings: np.ndarray
+        self, doc: LoadedDocument, chunks: Sequence[ChunkDraft], embeddings: np.ndarray, *, ingest_key: str = ""
     ) -> WriteResult:
         """Store a document and its chunks atomically, replacing an older version from the same source.
 
-        An unchanged document (same source, same content hash) is a no-op.
+        An unchanged document (same source, content hash and ingest key) is a no-op.
         """
         if len(chunks) != len(embeddings):
             raise ValueError(f"{len(chunks)} chunks but {len(embeddings)} embeddings")
@@ -71,17 +71,17 @@ class Store:
             # Serialise writers of the same source (e.g. the same file uploaded twice at once).
             conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (doc.source,))
             existing = conn.execute(
-                "SELECT id, content_hash FROM documents WHERE source = %s", (doc.source,)
+                "SELECT id, content_hash, ingest_key FROM documents WHERE source = %s", (doc.source,)
             ).fetchone()
-            if existing and existing[1] == doc.content_hash:
+            if existing and (existing[1], existing[2]) == (doc.content_hash, ingest_key):
                 count = conn.execute("SELECT count(*) FROM chunks WHERE document_id = %s", (existing[0],))
                 return WriteResult("unchanged", int(existing[0]), int(count.fetchone()[0]))
             if existing:
                 conn.execute("DELETE FROM documents WHERE id = %s", (existing[0],))
             row = conn.execute(
-                "INSERT INTO documents (source, content_hash, title, mime_type, metadata)"
-                " VALUES (%s, %s, %s, %s, %s) RETURNING id",
-                (doc.source, doc.content_hash, doc.title, doc.mime_type, Jsonb(doc.metadata)),
+                "INSERT INTO documents (source, content_hash, ingest_key, title, mime_type, metadata)"
+                " VALUES (%s, %s, %s, %s, %s, %s) RETURNING id",
+                (doc.source, doc.content_hash, ingest_key, doc.title, doc.mime_type, Jsonb(doc.metadata)),
             ).fetchone()
             doc_id = int(row[0])
             with conn.cursor() as cur, cur.copy(
@@ -104,6 +104,22 @@ class Store:
         return record
 
     # -- reads ----------------------------------------------------------------------------------
+    def unchanged_sources(self, docs: Sequence[LoadedDocument], *, ingest_key: str) -> dict[str, tuple[int, int]]:
+        """Sources already stored with these bytes and this ingest key → (document id, chunk count).
+
+        Lets ingestion skip chunking and embedding for them; write_document re-checks under its lock.
+        """
+        if not docs:
+            return {}
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                "SELECT d.source, d.content_hash, d.id, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id)"
+                " FROM documents d WHERE d.source = ANY(%s) AND d.ingest_key = %s",
+                ([d.source for d in docs], ingest_key),
+            ).fetchall()
+        hashes = {d.source: d.content_hash for d in docs}
+        return {r[0]: (int(r[2]), int(r[3])) for r in rows if hashes.get(r[0]) == r[1]}
+
     def corpus_version(self) -> int:
         with self.db.connection() as conn:
             return int(conn.execute("SELECT version FROM corpus_state WHERE id = 1").fetchone()[0])

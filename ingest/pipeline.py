@@ -6,10 +6,13 @@ never leaves a half-written document. A bad file is reported and the batch goes 
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from core.errors import ConfigError, IngestError
 from core.models import Embedder
@@ -18,6 +21,8 @@ from core.store import Store, WriteResult
 from core.types import ChunkDraft, LoadedDocument
 from ingest.chunking import Chunker
 from ingest.loaders import discover, load_file
+
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -42,6 +47,23 @@ class IngestReport:
 Progress = Callable[[str], None]
 
 
+def ingest_key(embedding_model: str, chunking: ChunkingSettings) -> str:
+    """Identifies what turned bytes into chunks; a document stored under another key is re-chunked."""
+    blob = json.dumps({"model": embedding_model, "size": chunking.size, "overlap": chunking.overlap}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _groups(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    group: list[T] = []
+    for item in items:
+        group.append(item)
+        if len(group) >= size:
+            yield group
+            group = []
+    if group:
+        yield group
+
+
 class Ingestor:
     def __init__(
         self, store: Store, embedder: Embedder, chunking: ChunkingSettings, embedding: EmbeddingSettings
@@ -55,6 +77,7 @@ class Ingestor:
             )
         self.store = store
         self.embedder = embedder
+        self.ingest_key = ingest_key(embedder.name, chunking)
         self.batch_size = embedding.batch_size
         self.chunker = Chunker(embedder.count_tokens, embedder.token_offsets, size=chunking.size,
                                overlap=chunking.overlap)
@@ -86,14 +109,24 @@ class Ingestor:
 
     def _ingest_stream(self, items: Iterable[LoadedDocument | tuple[str, str]], report: IngestReport,
                        on_file: Progress | None) -> None:
+        for group in _groups(items, 256):
+            docs = [it for it in group if not isinstance(it, tuple)]
+            unchanged = self.store.unchanged_sources(docs, ingest_key=self.ingest_key)
+            for item in group:
+                if isinstance(item, tuple):
+                    report.failed.append(item)
+                elif item.source in unchanged:
+                    report.record(item.source, WriteResult("unchanged", *unchanged[item.source]))
+                else:
+                    continue
+                if on_file:
+                    on_file(item[0] if isinstance(item, tuple) else item.source)
+            self._chunk_and_write([d for d in docs if d.source not in unchanged], report, on_file)
+
+    def _chunk_and_write(self, docs: list[LoadedDocument], report: IngestReport, on_file: Progress | None) -> None:
         batch: list[tuple[LoadedDocument, list[ChunkDraft]]] = []
         pending_chunks = 0
-        for item in items:
-            if isinstance(item, tuple):
-                report.failed.append(item)
-                if on_file:
-                    on_file(item[0])
-                continue
+        for item in docs:
             t0 = time.perf_counter()
             try:
                 drafts = self.chunker.chunk_pages(item.pages)
@@ -123,7 +156,7 @@ class Ingestor:
             offset += len(drafts)
             t1 = time.perf_counter()
             try:
-                report.record(doc.source, self.store.write_document(doc, drafts, vecs))
+                report.record(doc.source, self.store.write_document(doc, drafts, vecs, ingest_key=self.ingest_key))
             except Exception as exc:
                 report.failed.append((doc.source, f"could not store it ({type(exc).__name__}: {exc})"))
             finally:

@@ -158,3 +158,17 @@ def test_stored_embeddings_match_the_model(runtime: Runtime) -> None:
         stored = conn.execute("SELECT text, embedding FROM chunks").fetchone()
     expected = runtime.embedder.encode([stored[0]])[0]
     assert np.allclose(stored[1].to_numpy(), expected, atol=1e-5)
+
+
+def test_a_new_chunking_config_rechunks_unchanged_files(runtime: Runtime, corpus: Path, make_settings) -> None:  # type: ignore[no-untyped-def]
+    make_ingestor(runtime).ingest_paths([corpus])
+    before = runtime.store.count_chunks()
+    smaller = make_settings(chunking={"size": 24, "overlap": 4})
+    ingestor = Ingestor(runtime.store, runtime.embedder, smaller.chunking, smaller.embedding)
+
+    report = ingestor.ingest_paths([corpus])
+
+    assert len(report.replaced) == len(list(corpus.iterdir())) and not report.unchanged
+    assert runtime.store.count_chunks() > before
+    assert all(n <= 24 for n in runtime.embedder.count_tokens([c.text for c in runtime.store.iter_chunks()]))
+    assert not ingestor.ingest_paths([corpus]).replaced  # and now it is unchanged again
