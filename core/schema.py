@@ -33,6 +33,9 @@ def _v1_documents_and_chunks(dim: int) -> str:
         id           bigserial PRIMARY KEY,
         source       text NOT NULL UNIQUE,
         content_hash text NOT NULL,
+        -- What produced the chunks (embedding model, chunk size, overlap): the same bytes ingested
+        -- under another chunking are not "unchanged", so no chunk outlives the config it came from.
+        ingest_key   text NOT NULL DEFAULT '',
         title        text NOT NULL,
         mime_type    text NOT NULL,
         metadata     jsonb NOT NULL DEFAULT '{{}}'::jsonb,
@@ -56,5 +59,43 @@ def _v1_documents_and_chunks(dim: int) -> str:
     """
 
 
-MIGRATIONS: list[Migration] = [_v1_documents_and_chunks]
+def _v2_graph(dim: int) -> str:
+    """The knowledge graph's source of truth. Every row that is evidence names its chunk, so deleting a
+    document (and by cascade its chunks) removes exactly its mentions, relations and processed marks."""
+    del dim
+    return """
+    CREATE TABLE kg_entities (
+        id   bigserial PRIMARY KEY,
+        key  text NOT NULL UNIQUE  -- canonical key: casefolded, accents and articles stripped
+    );
+
+    CREATE TABLE kg_mentions (
+        entity_id bigint NOT NULL REFERENCES kg_entities(id) ON DELETE CASCADE,
+        chunk_id  bigint NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+        surface   text NOT NULL,   -- the canonical form as written (an alias when it differs from the name)
+        label     text NOT NULL,   -- spaCy entity label, or TITLE for a document title
+        count     int NOT NULL,
+        PRIMARY KEY (entity_id, chunk_id, surface, label)
+    );
+    CREATE INDEX kg_mentions_chunk ON kg_mentions (chunk_id);
+
+    CREATE TABLE kg_relations (
+        source_id bigint NOT NULL REFERENCES kg_entities(id) ON DELETE CASCADE,
+        target_id bigint NOT NULL REFERENCES kg_entities(id) ON DELETE CASCADE,
+        relation  text NOT NULL,   -- 'co-occurs', 'mentions' (title to entity) or a verb lemma
+        chunk_id  bigint NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+        weight    int NOT NULL,
+        PRIMARY KEY (source_id, target_id, relation, chunk_id)
+    );
+    CREATE INDEX kg_relations_chunk ON kg_relations (chunk_id);
+
+    -- Chunks the extractor has seen (with or without entities): an incremental build skips these.
+    CREATE TABLE kg_processed_chunks (
+        chunk_id     bigint PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+        processed_at timestamptz NOT NULL DEFAULT now()
+    );
+    """
+
+
+MIGRATIONS: list[Migration] = [_v1_documents_and_chunks, _v2_graph]
 """Append new migrations; never edit one that has shipped."""
