@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from api.cli_common import console, err_console, handle_errors, progress_bar, runtime
+from api.cli_graph import graph_app
 from api.doctor import run_checks
 from ingest.pipeline import Ingestor
 
@@ -24,6 +25,7 @@ app = typer.Typer(
 )
 documents_app = typer.Typer(help="List or delete stored documents.", no_args_is_help=True)
 app.add_typer(documents_app, name="documents")
+app.add_typer(graph_app, name="graph")
 
 
 @app.command()

@@ -1,0 +1,155 @@
+"""`kgrag graph …`: build the knowledge graph offline, show its size, export it."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.table import Table
+
+from api.cli_common import console, handle_errors, progress_bar, runtime
+from core.errors import GraphMissingError
+from core.runtime import Runtime
+
+if TYPE_CHECKING:
+    from kg.build import BuildReport
+
+graph_app = typer.Typer(help="Build, inspect and export the knowledge graph.", no_args_is_help=True)
+
+
+class ExportFormat(StrEnum):
+    graphml = "graphml"
+    json = "json"
+    html = "html"
+
+
+class RankBy(StrEnum):
+    pagerank = "pagerank"
+    degree = "degree"
+
+
+def run_build(rt: Runtime, *, rebuild: bool) -> BuildReport:
+    """The build as the CLI runs it (tests call this too): spaCy loaded once, progress on a terminal."""
+    from kg.build import build_graph
+    from kg.nlp import load_spacy
+    from kg.store import GraphStore
+
+    nlp = load_spacy(rt.settings.graph.spacy_model)
+    with progress_bar("extracting entities") as progress:
+        task = progress.add_task("extracting entities", total=None)
+        return build_graph(
+            GraphStore(rt.db), rt.settings.graph, rt.settings.graph_path, nlp, rebuild=rebuild,
+            on_total=lambda n: progress.update(task, total=n), on_progress=lambda n: progress.advance(task, n),
+        )
+
+
+@graph_app.command("build")
+@handle_errors
+def build(
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Re-extract every chunk, not only new ones.")] = False,
+) -> None:
+    """Extract entities and relations from chunks not yet processed and write the graph file.
+
+    Runs offline (spaCy, no LLM). Only one build runs at a time per database; a second is refused.
+    Interrupting a build is safe: the previous graph file keeps serving and the next build resumes.
+
+    Example:  kgrag graph build            (incremental)
+              kgrag graph build --rebuild  (everything again)
+    """
+    with runtime() as rt:
+        report = run_build(rt, rebuild=rebuild)
+    table = Table(title="graph build")
+    table.add_column("")
+    table.add_column("value", justify="right")
+    for name, value in (
+        ("mode", "rebuild" if report.rebuilt else "incremental"),
+        ("chunks processed now", report.chunks_processed), ("chunks covered", report.chunks_covered),
+        ("entities", report.entities), ("relations", report.relations), ("edges", report.edges),
+        ("entities pruned", report.pruned_entities), ("corpus version", report.corpus_version),
+        ("file bytes", report.file_bytes), ("seconds", f"{report.seconds:.1f}"),
+    ):
+        table.add_row(name, str(value))
+    console.print(table)
+    console.print(f"graph file: {report.path}")
+
+
+@graph_app.command("stats")
+@handle_errors
+def stats(
+    top: Annotated[int, typer.Option(min=0, help="Also list this many entities by PageRank.")] = 10,
+) -> None:
+    """Show what the graph file holds, whether it is stale, and the stored extraction counts.
+
+    Example:  kgrag graph stats --top 20
+    """
+    from kg.graphfile import read_networkx
+    from kg.store import GraphStore
+
+    with runtime() as rt:
+        path = rt.settings.graph_path
+        counts = GraphStore(rt.db).counts()
+        version = rt.store.corpus_version()
+        g = read_networkx(path) if path.exists() else None
+    console.print(f"database: {counts['entities']} entities, {counts['mentions']} mentions, "
+                  f"{counts['relations']} relations; "
+                  f"{counts['processed_chunks']} of {counts['chunks']} chunks processed")
+    if g is None:
+        console.print(f"no graph file at {path}: run `kgrag graph build`")
+        return
+    manifest = g.graph.get("manifest", {})
+    built = manifest.get("corpus_version")
+    freshness = "current" if built == version else f"STALE (corpus is at version {version}): run `kgrag graph build`"
+    console.print(f"graph file {path}: {g.number_of_nodes()} entities, {g.number_of_edges()} edges, "
+                  f"built at corpus version {built} — {freshness}")
+    console.print(f"spaCy model {manifest.get('params', {}).get('spacy_model_version')}")
+    if top:
+        table = Table(title=f"top {top} entities by PageRank")
+        for col in ("entity", "type", "mentions", "degree", "pagerank"):
+            table.add_column(col)
+        ranked = sorted(g.nodes(data=True), key=lambda nd: (-nd[1].get("pagerank", 0.0), nd[0]))[:top]
+        for node, data in ranked:
+            table.add_row(data.get("name", node), data.get("label", ""), str(data.get("mentions", 0)),
+                          str(g.degree(node)), f"{data.get('pagerank', 0.0):.5f}")
+        console.print(table)
+
+
+@graph_app.command("export")
+@handle_errors
+def export(
+    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="graphml, json (node-link) or html.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="File to write.")],
+    entity: Annotated[str | None, typer.Option(help="Only this entity's neighbourhood.")] = None,
+    hops: Annotated[int, typer.Option(min=1, max=4, help="Neighbourhood depth with --entity.")] = 1,
+    top: Annotated[int | None, typer.Option(min=1, help="Only the N most important entities.")] = None,
+    by: Annotated[RankBy, typer.Option(help="Importance for --top: pagerank or degree.")] = RankBy.pagerank,
+) -> None:
+    """Export the graph (or a subgraph) for other tools or as a self-contained HTML view.
+
+    The HTML file works offline: nodes sized by importance and coloured by type, edges labelled
+    with relations; click a node to read its evidence chunks.
+
+    Example:  kgrag graph export -f html -o graph.html --entity "Lumen Robotics" --hops 2
+              kgrag graph export -f graphml -o graph.graphml --top 500 --by degree
+    """
+    from kg import export as ex
+    from kg.graphfile import read_networkx
+    from kg.store import GraphStore
+
+    with runtime() as rt:
+        path = rt.settings.graph_path
+        if not path.exists():
+            raise GraphMissingError(f"no graph file at {path}", fix="run `kgrag graph build` first")
+        g = read_networkx(path)
+        if fmt is ExportFormat.html and entity is None and top is None and g.number_of_nodes() > ex.HTML_DEFAULT_TOP:
+            top = ex.HTML_DEFAULT_TOP
+            console.print(f"HTML view limited to the top {top} entities by {by.value} (pass --top to change)")
+        sub = ex.subgraph(g, entity=entity, hops=hops, top=top, by=by.value)
+        if fmt is ExportFormat.graphml:
+            ex.write_graphml(sub, output)
+        elif fmt is ExportFormat.json:
+            ex.write_json(sub, output)
+        else:
+            ex.write_html(sub, output, GraphStore(rt.db).chunk_texts(ex.evidence_chunk_ids(sub)))
+    console.print(f"wrote {output} ({sub.number_of_nodes()} entities, {sub.number_of_edges()} edges)")

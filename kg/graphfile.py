@@ -1,0 +1,131 @@
+"""The persisted graph: NetworkX node-link JSON, gzipped, written atomically, never pickled.
+
+Serving loads this file, not the database, so it must be complete or absent: it is written to a
+temporary file, fsynced and renamed over the old one, and a kill at any moment leaves the previous
+graph intact. Nodes, edges and keys are sorted and gzip's timestamp is zero, so the same rows give
+the same bytes (a rebuild can be checked with cmp).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from kg.canonical import entity_key, most_common
+from kg.extract import TITLE_LABEL
+from kg.store import GraphSnapshot
+from kg.traversal import global_pagerank
+
+FORMAT = "kgrag-graph/1"
+
+
+def build_networkx(snapshot: GraphSnapshot, manifest: dict[str, Any]) -> nx.Graph:
+    """Entity nodes (name, label, aliases, evidence chunks) and undirected edges holding each relation.
+
+    An entity with no mention left is not a node, and a relation's evidence is always a chunk that
+    mentions both ends, so every node and edge can cite a chunk that still exists.
+    """
+    surfaces: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    labels: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    chunks: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    for m in snapshot.mentions:
+        surfaces[m.key].append((m.surface, m.count))
+        if m.label != TITLE_LABEL:
+            labels[m.key].append((m.label, m.count))
+        chunks[m.key][m.chunk_id] += m.count
+    g = nx.Graph(manifest=manifest, chunk_documents=[list(p) for p in snapshot.chunk_documents])
+    for key in sorted(chunks):
+        own = [(s, n) for s, n in surfaces[key] if entity_key(s) == key] or surfaces[key]
+        name = most_common(own)
+        aliases = sorted({s for s, _ in surfaces[key] if entity_key(s) != key})
+        g.add_node(
+            key, name=name, label=most_common(labels[key]) if labels[key] else TITLE_LABEL, aliases=aliases,
+            chunks=[[c, n] for c, n in sorted(chunks[key].items())], mentions=sum(chunks[key].values()),
+        )
+    edges: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for r in snapshot.relations:
+        if r.source not in chunks or r.target not in chunks:
+            continue
+        pair = (r.source, r.target) if r.source < r.target else (r.target, r.source)
+        edges[pair].append({"label": r.relation, "source": r.source, "target": r.target, "weight": r.weight,
+                            "chunk": r.chunk_id})
+    for (a, b), rels in sorted(edges.items()):
+        g.add_edge(a, b, weight=sum(r["weight"] for r in rels), relations=_group_relations(rels))
+    _add_pagerank(g)
+    return g
+
+
+def _group_relations(rels: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One entry per (label, direction) with its total weight and evidence chunks."""
+    grouped: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for r in rels:
+        k = (r["label"], r["source"], r["target"])
+        entry = grouped.setdefault(k, {"label": k[0], "source": k[1], "target": k[2], "weight": 0, "chunks": []})
+        entry["weight"] += r["weight"]
+        entry["chunks"].append(r["chunk"])
+    return [dict(grouped[k], chunks=sorted(set(grouped[k]["chunks"]))) for k in sorted(grouped)]
+
+
+def _add_pagerank(g: nx.Graph) -> None:
+    """Global importance (sizes nodes in the HTML view, ranks `export --top`); rounded so bytes are stable."""
+    nodes = list(g.nodes)
+    if not nodes:
+        return
+    index = {n: i for i, n in enumerate(nodes)}
+    rows, cols, weights = [], [], []
+    for a, b, w in g.edges(data="weight"):
+        rows += [index[a], index[b]]
+        cols += [index[b], index[a]]
+        weights += [float(w), float(w)]
+    pr = global_pagerank(len(nodes), np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64),
+                         np.array(weights, dtype=np.float64))
+    for n, score in zip(nodes, pr.tolist(), strict=True):
+        g.nodes[n]["pagerank"] = float(f"{score:.8g}")
+
+
+def to_bytes(g: nx.Graph) -> bytes:
+    data = nx.node_link_data(g, edges="edges")
+    blob = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return gzip.compress(blob, compresslevel=6, mtime=0)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Temp file in the same folder, fsync, rename over, fsync the folder: the old file or the new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def read_data(path: Path) -> dict[str, Any]:
+    """The node-link dict (plain JSON; nothing in it can execute)."""
+    with gzip.open(path, "rb") as fh:
+        data = json.loads(fh.read())
+    manifest = data.get("graph", {}).get("manifest", {})
+    if manifest.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a {FORMAT} file (format {manifest.get('format')!r})")
+    return data
+
+
+def read_networkx(path: Path) -> nx.Graph:
+    return nx.node_link_graph(read_data(path), edges="edges")

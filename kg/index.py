@@ -1,0 +1,160 @@
+"""The graph as serving uses it: an immutable object of arrays and sparse matrices built at load time.
+
+Queries only read it, so any number of threads can share one. When the file on disk changes (a new
+build renamed over it), the holder loads the new one and swaps a single reference under a lock;
+a query in flight keeps the object it started with.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from kg.graphfile import read_data
+from kg.traversal import row_normalised
+
+Signature = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class LoadedGraph:
+    path: Path
+    signature: Signature
+    manifest: dict[str, Any]
+    keys: tuple[str, ...]
+    names: tuple[str, ...]
+    labels: tuple[str, ...]
+    index: dict[str, int]
+    aliases: dict[str, tuple[int, ...]]
+    """Alias key → the entities it names somewhere in the corpus (a surname may name several)."""
+    fuzzy_buckets: dict[tuple[str, int], tuple[str, ...]]
+    """(first character, length) → names and aliases, so fuzzy matching only compares plausible keys."""
+    adjacency: sp.csr_matrix
+    transition_t: sp.csr_matrix
+    edge_labels: sp.csr_matrix
+    """Same structure as ``adjacency``; value - 1 indexes ``relation_names`` (the edge's strongest relation)."""
+    relation_names: tuple[str, ...]
+    entity_chunks: sp.csr_matrix
+    """Entities × chunk columns, 1 where the entity is mentioned; ``chunk_entities`` is its transpose."""
+    chunk_entities: sp.csr_matrix
+    chunk_ids: np.ndarray
+    document_frequency: np.ndarray
+    max_name_tokens: int
+    stats: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def corpus_version(self) -> int:
+        return int(self.manifest.get("corpus_version", -1))
+
+    def edge_label(self, a: int, b: int) -> str:
+        value = int(self.edge_labels[a, b])
+        return self.relation_names[value - 1] if value else ""
+
+
+def file_signature(path: Path) -> Signature | None:
+    """Cheap change detection (one stat per query): inode changes on every atomic rename."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def load_graph(path: Path) -> LoadedGraph:
+    signature = file_signature(path)
+    if signature is None:
+        raise FileNotFoundError(path)
+    data = read_data(path)
+    return from_node_link(data, path=path, signature=signature)
+
+
+def from_node_link(data: dict[str, Any], *, path: Path, signature: Signature) -> LoadedGraph:
+    nodes = data["nodes"]
+    keys = tuple(n["id"] for n in nodes)
+    index = {k: i for i, k in enumerate(keys)}
+    aliases: dict[str, set[int]] = defaultdict(set)
+    from kg.canonical import entity_key
+
+    for i, n in enumerate(nodes):
+        for alias in n.get("aliases", []):
+            ak = entity_key(alias)
+            if ak and ak not in index:
+                aliases[ak].add(i)
+    buckets: dict[tuple[str, int], list[str]] = defaultdict(list)
+    for k in (*keys, *aliases):
+        buckets[(k[0], len(k))].append(k)
+
+    rows, cols, weights, label_ids, relation_names = _edges(data["edges"], index)
+    n = len(keys)
+    adjacency = sp.csr_matrix((weights, (rows, cols)), shape=(n, n), dtype=np.float64)
+    edge_labels = sp.csr_matrix((label_ids, (rows, cols)), shape=(n, n), dtype=np.int32)
+    transition_t = row_normalised(n, rows, cols, weights).T.tocsr()
+
+    chunk_set = sorted({c for node in nodes for c, _ in node["chunks"]})
+    column = {c: j for j, c in enumerate(chunk_set)}
+    e_rows = [i for i, node in enumerate(nodes) for _ in node["chunks"]]
+    e_cols = [column[c] for node in nodes for c, _ in node["chunks"]]
+    entity_chunks = sp.csr_matrix((np.ones(len(e_rows)), (e_rows, e_cols)), shape=(n, len(chunk_set)))
+    df = np.asarray(entity_chunks.sum(axis=1)).ravel()
+    return LoadedGraph(
+        path=path, signature=signature, manifest=data["graph"].get("manifest", {}), keys=keys,
+        names=tuple(nd.get("name", nd["id"]) for nd in nodes), labels=tuple(nd.get("label", "") for nd in nodes),
+        index=index, aliases={k: tuple(sorted(v)) for k, v in aliases.items()},
+        fuzzy_buckets={k: tuple(v) for k, v in buckets.items()}, adjacency=adjacency, transition_t=transition_t,
+        edge_labels=edge_labels, relation_names=relation_names, entity_chunks=entity_chunks,
+        chunk_entities=entity_chunks.T.tocsr(), chunk_ids=np.array(chunk_set, dtype=np.int64),
+        document_frequency=df, max_name_tokens=max((k.count(" ") + 1 for k in (*keys, *aliases)), default=1),
+        stats={"entities": n, "edges": len(data["edges"]), "chunks": len(chunk_set)},
+    )
+
+
+def _edges(edges: list[dict[str, Any]], index: dict[str, int]
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[str, ...]]:
+    """Both directions of every edge, its weight dampened by log so one chatty document cannot dominate."""
+    names: dict[str, int] = {}
+    rows: list[int] = []
+    cols: list[int] = []
+    weights: list[float] = []
+    labels: list[int] = []
+    for e in edges:
+        a, b = index[e["source"]], index[e["target"]]
+        rels = e.get("relations") or [{"label": "co-occurs", "weight": 1}]
+        best = max(rels, key=lambda r: (r["label"] not in ("co-occurs", "mentions"), r["weight"]))["label"]
+        label_id = names.setdefault(best, len(names) + 1)
+        w = 1.0 + math.log(float(e.get("weight", 1)))
+        rows += [a, b]
+        cols += [b, a]
+        weights += [w, w]
+        labels += [label_id, label_id]
+    relation_names = tuple(sorted(names, key=names.__getitem__))
+    return (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64), np.array(weights, dtype=np.float64),
+            np.array(labels, dtype=np.int32), relation_names)
+
+
+class GraphHolder:
+    """The current LoadedGraph for a path, reloaded when the file changes; None while there is no file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._graph: LoadedGraph | None = None
+
+    def current(self) -> LoadedGraph | None:
+        graph = self._graph
+        signature = file_signature(self.path)
+        if signature is None:
+            return None
+        if graph is not None and graph.signature == signature:
+            return graph
+        with self._lock:
+            if self._graph is None or self._graph.signature != signature:
+                self._graph = load_graph(self.path)
+            return self._graph

@@ -1,0 +1,130 @@
+"""Linking a question to graph entities: spaCy NER, then word n-grams matched exactly, then fuzzily.
+
+NER alone misses lower-case or oddly cased names ("lothair ii's mother"), so every n-gram of the
+question is also looked up by key; longer matches win and claim their words. Fuzzy matching
+(rapidfuzz) only runs for words nothing matched, against names of about the same length.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+from kg.canonical import canonical_name, entity_key
+from kg.index import LoadedGraph
+from kg.nlp import LINK_COMPONENTS, disabled_for
+
+_WORD = re.compile(r"[\w&]+(?:['’.\-][\w&]+)*", re.UNICODE)
+
+MATCH_WEIGHT = {"ner": 1.0, "exact": 1.0, "alias": 0.7, "fuzzy": 0.6}
+FUZZY_MIN_CHARS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class LinkedEntity:
+    index: int
+    name: str
+    matched: str
+    how: str
+    score: float
+    """How sure the match is (1 for exact), times the entity's specificity: rare entities say more."""
+
+
+class Linker:
+    def __init__(self, nlp: Any | None, *, labels: Sequence[str], fuzzy_threshold: float) -> None:
+        self.nlp = nlp
+        self.labels = frozenset(labels)
+        self.fuzzy_threshold = fuzzy_threshold
+        self._disable = disabled_for(nlp, LINK_COMPONENTS) if nlp is not None else []
+        from spacy.lang.en.stop_words import STOP_WORDS
+
+        self._stop = frozenset(STOP_WORDS)
+
+    def link(self, question: str, graph: LoadedGraph) -> list[LinkedEntity]:
+        found: dict[int, LinkedEntity] = {}
+        words = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(question)]
+        covered = [False] * len(words)
+        for text, start, end in self._ner_spans(question):
+            for match in self._lookup(text, graph, "ner"):
+                _keep(found, match)
+                for i, (_, ws, we) in enumerate(words):
+                    covered[i] |= ws >= start and we <= end
+        self._ngrams(words, covered, graph, found)
+        return sorted(found.values(), key=lambda e: (-e.score, e.index))
+
+    def _ner_spans(self, question: str) -> list[tuple[str, int, int]]:
+        if self.nlp is None:
+            return []
+        doc = self.nlp(question, disable=self._disable)
+        return [(e.text, e.start_char, e.end_char) for e in doc.ents if e.label_ in self.labels]
+
+    def _ngrams(self, words: list[tuple[str, int, int]], covered: list[bool], graph: LoadedGraph,
+                found: dict[int, LinkedEntity]) -> None:
+        """Longest first; a match claims its words, so "Lothair II" beats "Lothair" and "II"."""
+        tokens = [w for w, _, _ in words]
+        pending: list[tuple[int, int]] = []
+        for n in range(min(graph.max_name_tokens, len(tokens)), 0, -1):
+            for i in range(len(tokens) - n + 1):
+                if any(covered[i:i + n]) or all(t.lower() in self._stop for t in tokens[i:i + n]):
+                    continue
+                matches = self._lookup(" ".join(tokens[i:i + n]), graph, "exact", fuzzy=False)
+                if matches:
+                    for m in matches:
+                        _keep(found, m)
+                    covered[i:i + n] = [True] * n
+                elif tokens[i].lower() not in self._stop and tokens[i + n - 1].lower() not in self._stop:
+                    pending.append((i, n))
+        for i, n in pending:
+            if any(covered[i:i + n]):
+                continue
+            matches = self._fuzzy(" ".join(tokens[i:i + n]), graph)
+            if matches:
+                for m in matches:
+                    _keep(found, m)
+                covered[i:i + n] = [True] * n
+
+    def _lookup(self, text: str, graph: LoadedGraph, how: str, *, fuzzy: bool = True) -> list[LinkedEntity]:
+        key = entity_key(canonical_name(text))
+        if not key:
+            return []
+        if key in graph.index:
+            return [_linked(graph, graph.index[key], text, how, 1.0)]
+        if key in graph.aliases:
+            targets = graph.aliases[key]
+            return [_linked(graph, i, text, "alias", 1.0 / len(targets)) for i in targets]
+        return self._fuzzy(text, graph) if fuzzy else []
+
+    def _fuzzy(self, text: str, graph: LoadedGraph) -> list[LinkedEntity]:
+        key = entity_key(canonical_name(text))
+        if len(key) < FUZZY_MIN_CHARS:
+            return []
+        spread = max(1, int(len(key) * (100 - self.fuzzy_threshold) / 100) + 1)
+        choices = [k for length in range(len(key) - spread, len(key) + spread + 1)
+                   for k in graph.fuzzy_buckets.get((key[0], length), ())]
+        if not choices:
+            return []
+        best = process.extractOne(key, choices, scorer=fuzz.ratio, score_cutoff=self.fuzzy_threshold)
+        if best is None:
+            return []
+        target = best[0]
+        quality = best[1] / 100.0
+        if target in graph.index:
+            return [_linked(graph, graph.index[target], text, "fuzzy", quality)]
+        targets = graph.aliases.get(target, ())
+        return [_linked(graph, i, text, "fuzzy", quality / len(targets)) for i in targets]
+
+
+def _linked(graph: LoadedGraph, index: int, text: str, how: str, quality: float) -> LinkedEntity:
+    df = float(graph.document_frequency[index]) if graph.document_frequency.size else 1.0
+    specificity = 1.0 / math.log2(1.0 + max(df, 1.0))
+    return LinkedEntity(index, graph.names[index], text, how, MATCH_WEIGHT[how] * quality * specificity)
+
+
+def _keep(found: dict[int, LinkedEntity], match: LinkedEntity) -> None:
+    if match.index not in found or found[match.index].score < match.score:
+        found[match.index] = match

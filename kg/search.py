@@ -1,0 +1,87 @@
+"""From linked entities to ranked chunks: spread relevance over the graph, then score each chunk by
+the relevance of the entities it mentions, and explain each chunk with the entity chain that reached it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Literal
+
+import numpy as np
+
+from kg.index import LoadedGraph
+from kg.linking import LinkedEntity
+from kg.traversal import khop_scores, personalized_pagerank, shortest_paths
+
+Traversal = Literal["ppr", "khop"]
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """Entity relevance for one question (a fresh object per query: nothing is written to the graph)."""
+
+    entity_scores: np.ndarray
+    chunk_columns: np.ndarray
+    chunk_scores: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkExplanation:
+    entities: tuple[str, ...]
+    """The chunk's entities that carried the most relevance, best first."""
+    path: tuple[str, ...]
+    """Entity chain from a linked entity to the chunk's best entity."""
+    relations: tuple[str, ...]
+    """The relation on each step of ``path``."""
+
+
+def seed_vector(graph: LoadedGraph, linked: list[LinkedEntity]) -> np.ndarray:
+    seeds = np.zeros(len(graph.keys), dtype=np.float64)
+    for e in linked:
+        seeds[e.index] = max(seeds[e.index], e.score)
+    total = seeds.sum()
+    return seeds / total if total > 0 else seeds
+
+
+def score(graph: LoadedGraph, linked: list[LinkedEntity], *, traversal: Traversal, damping: float,
+          hops: int, limit: int) -> Scored:
+    """The ``limit`` best chunk columns (into ``graph.chunk_ids``) with their scores, best first."""
+    seeds = seed_vector(graph, linked)
+    if not seeds.any():
+        empty = np.zeros(0)
+        return Scored(seeds, empty.astype(np.int64), empty)
+    if traversal == "ppr":
+        entity_scores = personalized_pagerank(graph.transition_t, seeds, damping=damping)
+    else:
+        entity_scores = khop_scores(graph.adjacency, seeds, hops=hops)
+    chunk_scores = graph.chunk_entities @ entity_scores
+    nonzero = np.flatnonzero(chunk_scores > 0)
+    if nonzero.size > limit:
+        part = np.argpartition(-chunk_scores[nonzero], limit - 1)[:limit]
+        nonzero = nonzero[part]
+    order = np.lexsort((graph.chunk_ids[nonzero], -chunk_scores[nonzero]))
+    columns = nonzero[order]
+    return Scored(entity_scores, columns, chunk_scores[columns])
+
+
+def explain(graph: LoadedGraph, linked: list[LinkedEntity], scored: Scored, columns: list[int],
+            *, max_entities: int = 3) -> dict[int, ChunkExplanation]:
+    """Per chunk column: its strongest entities and the path from the question to the strongest one."""
+    best: dict[int, list[int]] = {}
+    for col in columns:
+        ents = graph.chunk_entities.indices[graph.chunk_entities.indptr[col]:graph.chunk_entities.indptr[col + 1]]
+        ranked = sorted(ents.tolist(), key=lambda e: (-scored.entity_scores[e], e))[:max_entities]
+        best[col] = ranked
+    seeds = np.array(sorted({e.index for e in linked}), dtype=np.int64)
+    targets = {ents[0] for ents in best.values() if ents}
+    paths = shortest_paths(graph.adjacency, seeds, targets) if seeds.size else {}
+    out: dict[int, ChunkExplanation] = {}
+    for col, ents in best.items():
+        chain = paths.get(ents[0], []) if ents else []
+        out[col] = ChunkExplanation(
+            entities=tuple(graph.names[e] for e in ents),
+            path=tuple(graph.names[e] for e in chain),
+            relations=tuple(graph.edge_label(a, b) for a, b in pairwise(chain)),
+        )
+    return out

@@ -1,0 +1,230 @@
+"""The graph's rows in Postgres (the source of truth): entities, mentions, relations, processed chunks.
+
+Each extraction batch is written in one transaction together with its processed marks, so a build
+killed at any point leaves whole batches behind and the next build carries on from there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from core.db import Database
+from core.errors import BuildLockedError
+from kg.extract import ChunkText, Extraction
+
+BUILD_LOCK_KEY = 0x6B67726167_01  # "kgrag" + 1: the graph build
+PARAMS_META_KEY = "graph_params"
+
+
+@dataclass(frozen=True, slots=True)
+class MentionRow:
+    key: str
+    chunk_id: int
+    surface: str
+    label: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class RelationRow:
+    source: str
+    target: str
+    relation: str
+    chunk_id: int
+    weight: int
+
+
+@dataclass(frozen=True, slots=True)
+class GraphSnapshot:
+    """Everything the graph file is made of, read in one consistent snapshot."""
+
+    corpus_version: int
+    mentions: list[MentionRow]
+    relations: list[RelationRow]
+    chunk_documents: list[tuple[int, int]]
+
+
+class GraphStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    @contextmanager
+    def build_lock(self) -> Iterator[None]:
+        """A session advisory lock held for the whole build: across processes and hosts, and released by
+        Postgres itself when a killed build's connection drops."""
+        with self.db.connection() as conn:
+            conn.autocommit = True
+            try:
+                got = conn.execute("SELECT pg_try_advisory_lock(%s)", (BUILD_LOCK_KEY,)).fetchone()[0]
+                if not got:
+                    raise BuildLockedError(
+                        "another `kgrag graph build` is running against this database",
+                        fix="wait for it to finish (its graph file will include your documents' chunks, or run "
+                        "the build again afterwards to pick up the rest)",
+                    )
+                try:
+                    yield
+                finally:
+                    conn.execute("SELECT pg_advisory_unlock(%s)", (BUILD_LOCK_KEY,))
+            finally:
+                conn.autocommit = False
+
+    # -- parameters ---------------------------------------------------------------------------------
+    def stored_params(self) -> str | None:
+        with self.db.connection() as conn:
+            row = conn.execute("SELECT value FROM kgrag_meta WHERE key = %s", (PARAMS_META_KEY,)).fetchone()
+        return row[0] if row else None
+
+    def reset(self, params: str) -> None:
+        """Forget all extraction (for --rebuild or new parameters); the graph file stays until replaced."""
+        with self.db.transaction() as conn:
+            conn.execute("DELETE FROM kg_processed_chunks")
+            conn.execute("DELETE FROM kg_relations")
+            conn.execute("DELETE FROM kg_mentions")
+            conn.execute("DELETE FROM kg_entities")
+            _set_params(conn, params)
+
+    def record_params(self, params: str) -> None:
+        with self.db.transaction() as conn:
+            _set_params(conn, params)
+
+    # -- work to do ---------------------------------------------------------------------------------
+    def pending_documents(self) -> list[tuple[int, int]]:
+        """(document id, unprocessed chunk count) for every document with unprocessed chunks."""
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                "SELECT c.document_id, count(*) FROM chunks c"
+                " WHERE NOT EXISTS (SELECT 1 FROM kg_processed_chunks p WHERE p.chunk_id = c.id)"
+                " GROUP BY c.document_id ORDER BY c.document_id"
+            ).fetchall()
+        return [(int(d), int(n)) for d, n in rows]
+
+    def pending_chunks(self, document_ids: Sequence[int]) -> list[ChunkText]:
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                "SELECT c.id, c.document_id, c.text, d.title FROM chunks c JOIN documents d ON d.id = c.document_id"
+                " WHERE c.document_id = ANY(%s)"
+                " AND NOT EXISTS (SELECT 1 FROM kg_processed_chunks p WHERE p.chunk_id = c.id)"
+                " ORDER BY c.document_id, c.position",
+                (list(document_ids),),
+            ).fetchall()
+        return [ChunkText(int(r[0]), int(r[1]), r[2], r[3]) for r in rows]
+
+    # -- writes -------------------------------------------------------------------------------------
+    def write(self, extraction: Extraction) -> int:
+        """Store one batch and mark its chunks processed, atomically. Returns the chunks written.
+
+        Chunks deleted since they were read are skipped (their rows would cite nothing); the
+        KEY SHARE lock keeps the rest from being deleted until the batch commits.
+        """
+        with self.db.transaction() as conn:
+            alive = {int(r[0]) for r in conn.execute(
+                "SELECT id FROM chunks WHERE id = ANY(%s) FOR KEY SHARE", (list(extraction.chunk_ids),)
+            ).fetchall()}
+            mentions = [m for m in extraction.mentions if m.chunk_id in alive]
+            relations = [r for r in extraction.relations if r.chunk_id in alive]
+            ids = _entity_ids(conn, sorted({m.key for m in mentions}))
+            with conn.cursor() as cur, cur.copy(
+                "COPY kg_mentions (entity_id, chunk_id, surface, label, count) FROM STDIN"
+            ) as copy:
+                for m in mentions:
+                    copy.write_row((ids[m.key], m.chunk_id, m.surface, m.label, m.count))
+            with conn.cursor() as cur, cur.copy(
+                "COPY kg_relations (source_id, target_id, relation, chunk_id, weight) FROM STDIN"
+            ) as copy:
+                for r in relations:
+                    copy.write_row((ids[r.source], ids[r.target], r.relation, r.chunk_id, r.weight))
+            conn.execute(
+                "INSERT INTO kg_processed_chunks (chunk_id) SELECT unnest(%s::bigint[]) ON CONFLICT DO NOTHING",
+                (sorted(alive),),
+            )
+        return len(alive)
+
+    def prune_orphans(self) -> int:
+        """Entities whose every mention went with deleted documents: nothing cites them any more."""
+        with self.db.transaction() as conn:
+            cur = conn.execute(
+                "DELETE FROM kg_entities e WHERE NOT EXISTS (SELECT 1 FROM kg_mentions m WHERE m.entity_id = e.id)"
+            )
+            return cur.rowcount
+
+    # -- reads --------------------------------------------------------------------------------------
+    def snapshot(self) -> GraphSnapshot:
+        """All mentions and relations with the corpus version they belong to (one REPEATABLE READ view)."""
+        with self.db.connection() as conn:
+            conn.isolation_level = _repeatable_read()
+            try:
+                with conn.transaction():
+                    version = int(conn.execute("SELECT version FROM corpus_state WHERE id = 1").fetchone()[0])
+                    mentions = [MentionRow(r[0], int(r[1]), r[2], r[3], int(r[4])) for r in conn.execute(
+                        "SELECT e.key, m.chunk_id, m.surface, m.label, m.count FROM kg_mentions m"
+                        " JOIN kg_entities e ON e.id = m.entity_id ORDER BY e.key, m.chunk_id, m.surface, m.label"
+                    ).fetchall()]
+                    relations = [RelationRow(r[0], r[1], r[2], int(r[3]), int(r[4])) for r in conn.execute(
+                        "SELECT s.key, t.key, r.relation, r.chunk_id, r.weight FROM kg_relations r"
+                        " JOIN kg_entities s ON s.id = r.source_id JOIN kg_entities t ON t.id = r.target_id"
+                        " ORDER BY s.key, t.key, r.relation, r.chunk_id"
+                    ).fetchall()]
+                    chunk_documents = [(int(r[0]), int(r[1])) for r in conn.execute(
+                        "SELECT c.id, c.document_id FROM chunks c JOIN kg_processed_chunks p ON p.chunk_id = c.id"
+                        " ORDER BY c.id"
+                    ).fetchall()]
+            finally:
+                conn.isolation_level = None
+        return GraphSnapshot(version, mentions, relations, chunk_documents)
+
+    def counts(self) -> dict[str, int]:
+        with self.db.connection() as conn:
+            row = conn.execute(
+                "SELECT (SELECT count(*) FROM kg_entities), (SELECT count(*) FROM kg_mentions),"
+                " (SELECT count(*) FROM kg_relations), (SELECT count(*) FROM kg_processed_chunks),"
+                " (SELECT count(*) FROM chunks)"
+            ).fetchone()
+        return dict(zip(("entities", "mentions", "relations", "processed_chunks", "chunks"),
+                        (int(x) for x in row), strict=True))
+
+    def allowed_chunks(self, chunk_ids: Sequence[int], where: str, params: Sequence[Any]) -> set[int]:
+        """Which of the chunks still exist and pass the filter fragment (from core.store.filters_sql)."""
+        if not chunk_ids:
+            return set()
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ANY(%s)" + where,
+                [list(chunk_ids), *params],
+            ).fetchall()
+        return {int(r[0]) for r in rows}
+
+    def chunk_texts(self, chunk_ids: Sequence[int]) -> dict[int, tuple[str, str, str]]:
+        """(title, source, text) per chunk: the evidence embedded in an HTML export."""
+        if not chunk_ids:
+            return {}
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                "SELECT c.id, d.title, d.source, c.text FROM chunks c JOIN documents d ON d.id = c.document_id"
+                " WHERE c.id = ANY(%s)", (list(chunk_ids),)
+            ).fetchall()
+        return {int(r[0]): (r[1], r[2], r[3]) for r in rows}
+
+
+def _repeatable_read() -> Any:
+    from psycopg import IsolationLevel
+
+    return IsolationLevel.REPEATABLE_READ
+
+
+def _set_params(conn: Any, params: str) -> None:
+    conn.execute(
+        "INSERT INTO kgrag_meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+        (PARAMS_META_KEY, params),
+    )
+
+
+def _entity_ids(conn: Any, keys: list[str]) -> dict[str, int]:
+    if not keys:
+        return {}
+    conn.execute("INSERT INTO kg_entities (key) SELECT unnest(%s::text[]) ON CONFLICT (key) DO NOTHING", (keys,))
+    rows = conn.execute("SELECT key, id FROM kg_entities WHERE key = ANY(%s)", (keys,)).fetchall()
+    return {r[0]: int(r[1]) for r in rows}

@@ -1,0 +1,130 @@
+"""The graph signal: link the question to entities, spread over the graph, rank the chunks they cite.
+
+The linking and traversal live in kg/; this module adapts them to the Retriever interface and adds
+what a serving stage owes its caller: a status that says when the graph file is missing or stale,
+filters and deletions honoured in SQL (so every hit is a chunk that exists and is allowed), and an
+explanation per hit (linked entities, the entity chain that led to it).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from core.runtime import Runtime
+from core.settings import GraphSettings
+from core.store import filters_sql
+from core.types import Hit
+from kg.index import GraphHolder, LoadedGraph
+from kg.linking import LinkedEntity, Linker
+from kg.search import explain, score
+from kg.store import GraphStore
+from retrieval.base import Query, RetrievalResult, StageStatus
+
+SIGNAL = "graph"
+OVERFETCH = 4
+"""Candidates scored per wanted hit before the SQL check: room for filtered-out and deleted chunks."""
+
+
+class GraphRetriever:
+    """Shared by all requests: the holder swaps graphs atomically, the linker and stores are read-only."""
+
+    name = SIGNAL
+
+    def __init__(self, holder: GraphHolder, linker: Callable[[], Linker], graph_store: GraphStore,
+                 corpus_version: Callable[[], int], settings: GraphSettings) -> None:
+        self.holder = holder
+        self._linker = linker
+        self.graph_store = graph_store
+        self._corpus_version = corpus_version
+        self.settings = settings
+
+    def retrieve(self, query: Query) -> RetrievalResult:
+        timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        graph = self.holder.current()
+        timings["load"] = time.perf_counter() - t0
+        if graph is None:
+            return RetrievalResult(SIGNAL, (), StageStatus(
+                "skipped", f"no graph file at {self.holder.path}: run `kgrag graph build`"), timings)
+        status = self._freshness(graph)
+        t1 = time.perf_counter()
+        linked = self._linker().link(query.text, graph)
+        t2 = time.perf_counter()
+        timings["link"] = t2 - t1
+        explanation: dict[str, Any] = {
+            "linked_entities": [_linked_json(e) for e in linked], "traversal": self.settings.traversal,
+            "graph_corpus_version": graph.corpus_version,
+        }
+        if not linked:
+            reason = "no entity in the question matched the graph"
+            if status.reason:
+                reason = f"{reason}; {status.reason}"
+            return RetrievalResult(SIGNAL, (), StageStatus("ran", reason), timings, explanation)
+        hits = self._hits(graph, linked, query, timings)
+        timings["total"] = time.perf_counter() - t0
+        return RetrievalResult(SIGNAL, hits, status, timings, explanation)
+
+    def _freshness(self, graph: LoadedGraph) -> StageStatus:
+        current = self._corpus_version()
+        if graph.corpus_version == current:
+            return StageStatus.ran()
+        return StageStatus("ran", f"graph is stale (built at corpus version {graph.corpus_version}, the corpus is "
+                                  f"now at {current}): run `kgrag graph build`")
+
+    def _hits(self, graph: LoadedGraph, linked: list[LinkedEntity], query: Query,
+              timings: dict[str, float]) -> tuple[Hit, ...]:
+        t0 = time.perf_counter()
+        scored = score(graph, linked, traversal=self.settings.traversal, damping=self.settings.ppr_damping,
+                       hops=self.settings.hops, limit=max(query.k, 1) * OVERFETCH)
+        t1 = time.perf_counter()
+        chunk_ids = graph.chunk_ids[scored.chunk_columns].tolist()
+        where, params = filters_sql(query.filters)
+        allowed = self.graph_store.allowed_chunks(chunk_ids, where, params)
+        t2 = time.perf_counter()
+        keep = [(col, cid, s) for col, cid, s in zip(scored.chunk_columns.tolist(), chunk_ids,
+                                                      scored.chunk_scores.tolist(), strict=True)
+                if cid in allowed][: query.k]
+        why = explain(graph, linked, scored, [col for col, _, _ in keep])
+        hits = tuple(
+            Hit(chunk_id=cid, signal=SIGNAL, rank=rank, score=s, explanation={
+                "entities": list(why[col].entities), "path": list(why[col].path),
+                "relations": list(why[col].relations),
+            })
+            for rank, (col, cid, s) in enumerate(keep, 1)
+        )
+        timings.update({"traverse": t1 - t0, "filter": t2 - t1, "explain": time.perf_counter() - t2})
+        return hits
+
+
+def _linked_json(e: LinkedEntity) -> dict[str, Any]:
+    return {"name": e.name, "matched": e.matched, "how": e.how, "score": round(e.score, 4)}
+
+
+class _LazyLinker:
+    """spaCy loads on the first graph query, not when the pipeline is built (the CLI's --help stays fast)."""
+
+    def __init__(self, settings: GraphSettings) -> None:
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._linker: Linker | None = None
+
+    def __call__(self) -> Linker:
+        if self._linker is None:
+            with self._lock:
+                if self._linker is None:
+                    from kg.nlp import load_spacy
+
+                    nlp = load_spacy(self.settings.spacy_model)
+                    self._linker = Linker(nlp, labels=self.settings.entity_labels,
+                                          fuzzy_threshold=self.settings.fuzzy_threshold)
+        return self._linker
+
+
+def build_graph_retriever(rt: Runtime) -> GraphRetriever:
+    """The pipeline's factory hook. A missing graph file is not an error here: retrieve() reports it."""
+    settings = rt.settings
+    return GraphRetriever(GraphHolder(settings.graph_path), _LazyLinker(settings.graph),
+                          GraphStore(rt.db), rt.store.corpus_version, settings.graph)

@@ -1,0 +1,35 @@
+"""Shared helpers for the graph tests: one spaCy pipeline per session, corpus ingest, a build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.runtime import Runtime
+from core.settings import GraphSettings
+from ingest.pipeline import Ingestor, IngestReport
+from kg.build import BuildReport, build_graph
+from kg.store import GraphStore
+
+GRAPH_CORPUS = Path(__file__).resolve().parent / "data" / "graph_corpus"
+
+
+@pytest.fixture(scope="session")
+def nlp() -> Any:
+    from kg.nlp import load_spacy
+
+    return load_spacy(GraphSettings().spacy_model)
+
+
+def ingest_folder(rt: Runtime, folder: Path = GRAPH_CORPUS) -> IngestReport:
+    ingestor = Ingestor(rt.store, rt.checked_embedder(), rt.settings.chunking, rt.settings.embedding)
+    report = ingestor.ingest_paths([folder])
+    assert not report.failed, report.failed
+    return report
+
+
+def build(rt: Runtime, nlp: Any, *, rebuild: bool = False) -> BuildReport:
+    """The same call `kgrag graph build` makes, with the session's spaCy pipeline."""
+    return build_graph(GraphStore(rt.db), rt.settings.graph, rt.settings.graph_path, nlp, rebuild=rebuild)
