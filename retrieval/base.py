@@ -16,7 +16,7 @@ from core.types import Filters, Hit
 @dataclass(frozen=True, slots=True)
 class Query:
     text: str
-    filters: Filters = Filters()
+    filters: Filters = field(default_factory=Filters)
     k: int = 20
 
 

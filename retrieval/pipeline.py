@@ -1,0 +1,246 @@
+"""The query pipeline: retrievers in parallel → reciprocal rank fusion → cross-encoder rerank.
+
+Built once per process (``build_pipeline``) and shared by every request: it owns the thread
+pool and long-lived retrievers, and each run() keeps everything about its query in locals and
+returns a fresh frozen result, so concurrent queries cannot see each other's state. Every
+requested signal and the rerank stage get a status; a retriever that raises fails alone, and the
+query goes on with the rest.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.errors import InvalidInputError, KgragError
+from core.runtime import Runtime
+from core.settings import Settings
+from core.store import Store
+from core.types import ChunkRecord, Filters
+from retrieval.base import Query, RetrievalResult, Retriever, StageStatus
+from retrieval.bm25 import BM25Retriever
+from retrieval.dense import DenseRetriever
+from retrieval.fusion import FusedHit, reciprocal_rank_fusion
+from retrieval.rerank import Reranker
+
+KNOWN_SIGNALS = ("dense", "bm25", "graph")
+RERANK = "rerank"
+
+
+@dataclass(frozen=True, slots=True)
+class PassageHit:
+    """A final passage with everything needed to cite it and to explain why it is here."""
+
+    rank: int
+    chunk_id: int
+    document_id: int
+    text: str
+    source: str
+    title: str
+    page: int | None
+    fused_score: float
+    ranks: dict[str, int] = field(default_factory=dict)
+    scores: dict[str, float] = field(default_factory=dict)
+    rerank_score: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineResult:
+    question: str
+    signals: tuple[str, ...]
+    hits: tuple[PassageHit, ...]
+    statuses: dict[str, StageStatus]
+    """One entry per requested signal, plus "rerank"."""
+    timings: dict[str, float]
+    """Seconds: per signal ("dense", with sub-stages as "dense.embed"), "fusion", "fetch", "rerank", "total"."""
+    explanations: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def warnings(self) -> list[str]:
+        """A line per stage that did not run: shown to the user, never swallowed."""
+        return [f"{stage} {status.state}: {status.reason}" for stage, status in self.statuses.items()
+                if status.state != "ran"]
+
+
+class QueryPipeline:
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        retrievers: Mapping[str, Retriever],
+        *,
+        unavailable: Mapping[str, StageStatus] | None = None,
+        reranker: Reranker | None = None,
+        max_workers: int = 8,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.retrievers = dict(retrievers)
+        self.unavailable = dict(unavailable or {})
+        self.reranker = reranker
+        self._executor = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="kgrag-retrieve")
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True)
+
+    def __enter__(self) -> QueryPipeline:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def run(
+        self,
+        question: str,
+        *,
+        signals: Sequence[str] | None = None,
+        top_k: int | None = None,
+        filters: Filters | None = None,
+        rerank: bool = True,
+    ) -> PipelineResult:
+        """``rerank=False`` skips the cross-encoder for this query (its status says so)."""
+        t0 = time.perf_counter()
+        wanted = self._check(question, signals, top_k)
+        top_k = top_k or self.settings.retrieval.top_k
+        filters = filters or Filters()
+        results = self._retrieve_all(question, wanted, filters)
+        timings: dict[str, float] = {}
+        for signal, (result, elapsed) in results.items():
+            timings[signal] = elapsed
+            timings.update({f"{signal}.{name}": secs for name, secs in result.timings.items()})
+        t1 = time.perf_counter()
+        ranked = {s: r.hits for s, (r, _) in results.items() if r.status.state == "ran"}
+        fused = reciprocal_rank_fusion(ranked, k=self.settings.retrieval.rrf_k,
+                                       weights=self.settings.retrieval.weights)
+        t2 = time.perf_counter()
+        chunks = self.store.chunks([h.chunk_id for h in fused])
+        fused = [h for h in fused if h.chunk_id in chunks]  # deleted since the index was read
+        t3 = time.perf_counter()
+        final, rerank_status = self._rerank(question, fused, chunks, top_k, rerank)
+        t4 = time.perf_counter()
+        timings.update({"fusion": t2 - t1, "fetch": t3 - t2, RERANK: t4 - t3, "total": t4 - t0})
+        statuses = {s: r.status for s, (r, _) in results.items()}
+        statuses[RERANK] = rerank_status
+        hits = tuple(_passage(i, h, chunks[h.chunk_id], score) for i, (h, score) in enumerate(final, 1))
+        explanations = {s: r.explanation for s, (r, _) in results.items() if r.explanation}
+        return PipelineResult(question, wanted, hits, statuses, timings, explanations)
+
+    def _check(self, question: str, signals: Sequence[str] | None, top_k: int | None) -> tuple[str, ...]:
+        if not question.strip():
+            raise InvalidInputError("the question is empty", fix="ask something, e.g. kgrag query \"who founded X?\"")
+        if top_k is not None and top_k < 1:
+            raise InvalidInputError(f"top_k must be at least 1 (got {top_k})", fix="pass --top-k 5")
+        wanted = tuple(dict.fromkeys(signals or self.settings.retrieval.signals))
+        unknown = [s for s in wanted if s not in KNOWN_SIGNALS]
+        if unknown or not wanted:
+            raise InvalidInputError(f"unknown signals {unknown or '(none given)'}",
+                                    fix=f"choose from {','.join(KNOWN_SIGNALS)}, e.g. --signals dense,bm25")
+        return wanted
+
+    def _retrieve_all(self, question: str, wanted: tuple[str, ...], filters: Filters
+                      ) -> dict[str, tuple[RetrievalResult, float]]:
+        futures: dict[str, Future[tuple[RetrievalResult, float]]] = {}
+        out: dict[str, tuple[RetrievalResult, float]] = {}
+        for signal in wanted:
+            retriever = self.retrievers.get(signal)
+            if retriever is None:
+                status = self.unavailable.get(signal) or StageStatus(
+                    "skipped", f"the {signal} retriever is not enabled in this pipeline")
+                out[signal] = (RetrievalResult(signal, (), status), 0.0)
+                continue
+            query = Query(question, filters, self._candidates(signal))
+            futures[signal] = self._executor.submit(_timed_retrieve, signal, retriever, query)
+        for signal, future in futures.items():
+            out[signal] = future.result()
+        return {s: out[s] for s in wanted}
+
+    def _candidates(self, signal: str) -> int:
+        r = self.settings.retrieval
+        return {"dense": r.dense_candidates, "bm25": r.bm25_candidates}.get(signal, self.settings.graph.candidates)
+
+    def _rerank(self, question: str, fused: list[FusedHit], chunks: Mapping[int, ChunkRecord], top_k: int,
+                wanted: bool) -> tuple[list[tuple[FusedHit, float | None]], StageStatus]:
+        plain: list[tuple[FusedHit, float | None]] = [(h, None) for h in fused[:top_k]]
+        if not wanted:
+            return plain, StageStatus("skipped", "reranking turned off for this query (--no-rerank)")
+        if self.reranker is None:
+            return plain, StageStatus("skipped", "reranking is disabled (KGRAG_RERANK__ENABLED=false)")
+        if not fused:
+            return plain, StageStatus("skipped", "no candidates to rerank")
+        pool = fused[: self.settings.rerank.candidates]
+        outcome = self.reranker.score(question, [_rerank_text(chunks[h.chunk_id]) for h in pool])
+        if outcome.status.state != "ran":
+            return plain, outcome.status
+        # Stable sort on the score alone: equal scores keep their fused order.
+        order = sorted(range(len(pool)), key=lambda i: -outcome.scores[i])
+        return [(pool[i], outcome.scores[i]) for i in order[:top_k]], outcome.status
+
+
+def _timed_retrieve(signal: str, retriever: Retriever, query: Query) -> tuple[RetrievalResult, float]:
+    """Runs on a pool thread: any exception becomes this signal's failed status, not the query's."""
+    t0 = time.perf_counter()
+    try:
+        result = retriever.retrieve(query)
+    except Exception as exc:
+        message = str(exc) if isinstance(exc, KgragError) else f"{type(exc).__name__}: {exc}"
+        result = RetrievalResult(signal, (), StageStatus("failed", f"{signal} retriever raised {message}"))
+    return result, time.perf_counter() - t0
+
+
+def _rerank_text(chunk: ChunkRecord) -> str:
+    """The title gives the cross-encoder the subject a mid-document chunk may never name."""
+    return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
+
+
+def _passage(rank: int, hit: FusedHit, chunk: ChunkRecord, rerank_score: float | None) -> PassageHit:
+    return PassageHit(
+        rank=rank, chunk_id=chunk.id, document_id=chunk.document_id, text=chunk.text, source=chunk.source,
+        title=chunk.title, page=chunk.page, fused_score=hit.score, ranks=dict(hit.ranks),
+        scores=dict(hit.scores), rerank_score=rerank_score,
+    )
+
+
+# -- factory ----------------------------------------------------------------------------------------
+def build_pipeline(rt: Runtime, *, signals: Sequence[str] | None = None, max_workers: int = 8) -> QueryPipeline:
+    """Retrievers for ``signals`` (default: settings.retrieval.signals). Build only what queries
+    will ask for: the graph retriever may load spaCy and a graph file."""
+    settings = rt.settings
+    wanted = tuple(signals or settings.retrieval.signals)
+    retrievers: dict[str, Retriever] = {}
+    unavailable: dict[str, StageStatus] = {}
+    if "dense" in wanted:
+        retrievers["dense"] = DenseRetriever(rt.db, rt.checked_embedder, settings.retrieval)
+    if "bm25" in wanted:
+        retrievers["bm25"] = BM25Retriever(rt.store, settings.retrieval, settings.index_dir)
+    if "graph" in wanted:
+        graph, status = _graph_retriever(rt)
+        if graph is not None:
+            retrievers["graph"] = graph
+        else:
+            unavailable["graph"] = status
+    reranker = Reranker(settings.rerank, device=settings.embedding.device) if settings.rerank.enabled else None
+    return QueryPipeline(rt.store, settings, retrievers, unavailable=unavailable, reranker=reranker,
+                         max_workers=max_workers)
+
+
+def _graph_retriever(rt: Runtime) -> tuple[Retriever | None, StageStatus]:
+    """Imported lazily: the graph package is optional at query time and owned separately."""
+    try:
+        module = importlib.import_module("retrieval.graph")
+    except ModuleNotFoundError as exc:
+        if exc.name == "retrieval.graph":
+            return None, StageStatus("skipped", "the graph retriever is not part of this installation yet "
+                                                "(retrieval/graph.py is missing)")
+        return None, StageStatus("failed", f"the graph retriever could not be imported ({exc})")
+    except Exception as exc:
+        return None, StageStatus("failed", f"the graph retriever could not be imported ({type(exc).__name__}: {exc})")
+    try:
+        return module.build_graph_retriever(rt), StageStatus.ran()
+    except KgragError as exc:
+        return None, StageStatus("skipped", f"graph retriever unavailable: {exc}")
+    except Exception as exc:
+        return None, StageStatus("failed", f"graph retriever could not be built ({type(exc).__name__}: {exc})")

@@ -1,0 +1,183 @@
+"""BM25: tokenisation, parity with rank-bm25's BM25Okapi on real SciFact passages, filters, the
+persisted memory-mapped index, and rebuilds when the corpus version moves."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.models import Embedder
+from core.runtime import Runtime
+from core.types import Filters
+from retrieval.base import Query
+from retrieval.bm25 import BM25Retriever, index_text, load_index, tokenize
+
+try:
+    from tests.retrieval_corpus import RARE_TERM_DOC, SCIFACT, corpus_runtime, ingest, planted_loaded, source_of
+except ImportError:  # tests/ collected as rootdir-relative modules rather than a package
+    from retrieval_corpus import RARE_TERM_DOC, SCIFACT, corpus_runtime, ingest, planted_loaded, source_of
+
+
+@pytest.fixture(scope="module")
+def corpus_rt(pg_server: str, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
+    with corpus_runtime(pg_server, embedder, tmp_path_factory.mktemp("bm25")) as rt:
+        yield rt
+
+
+# Okapi idf is zero for a term in over half the chunks, so tiny corpora need a few bystanders.
+FILLER = [("f1", "Tides", "Tides follow the moon."), ("f2", "Bread", "Yeast makes bread rise."),
+          ("f3", "Rust", "Iron oxidises in damp air.")]
+
+
+def _retriever(rt: Runtime) -> BM25Retriever:
+    return BM25Retriever(rt.store, rt.settings.retrieval, rt.settings.index_dir)
+
+
+# -- tokenisation -----------------------------------------------------------------------------------
+def test_tokenize_lowercases_drops_stopwords_and_stems() -> None:
+    assert tokenize("The Studies ARE running in Mice") == ["studi", "run", "mice"]
+
+
+def test_tokenize_keeps_cjk_as_unigrams_and_bigrams() -> None:
+    tokens = tokenize("東京大学")
+    assert tokens == ["東", "京", "大", "学", "東京", "京大", "大学"]
+    mixed = tokenize("Tokyo 東京 and ภาษา")
+    assert "tokyo" in mixed and "東京" in mixed and "ภา" in mixed and "and" not in mixed
+
+
+def test_tokenize_splits_codes_on_punctuation() -> None:
+    assert tokenize("VXQ-88217, IL-6") == ["vxq", "88217", "il", "6"]
+
+
+# -- parity with rank-bm25 --------------------------------------------------------------------------
+def _test_queries(n: int) -> list[str]:
+    with (SCIFACT / "queries.jsonl").open(encoding="utf-8") as fh:
+        return [json.loads(line)["text"] for _, line in zip(range(n), fh, strict=False)]
+
+
+def test_scores_and_ranking_match_bm25okapi(corpus_rt: Runtime) -> None:
+    from rank_bm25 import BM25Okapi
+
+    chunks = list(corpus_rt.store.iter_chunks())
+    corpus = [tokenize(index_text(c.title, c.text)) for c in chunks]
+    ids = np.array([c.id for c in chunks])
+    s = corpus_rt.settings.retrieval
+    reference = BM25Okapi(corpus, k1=s.bm25_k1, b=s.bm25_b)
+    half = len(corpus) / 2
+    retriever = _retriever(corpus_rt)
+    compared = 0
+    for text in [*_test_queries(40), "heart failure ejection fraction"]:
+        tokens = tokenize(text)
+        # Terms in over half the chunks are where the two floor idf differently (see retrieval/bm25.py).
+        if any(sum(t in doc for doc in corpus) > half for t in set(tokens)):
+            continue
+        expected = reference.get_scores(tokens)
+        order = np.lexsort((ids, -expected))
+        order = order[expected[order] > 0][:10]
+        got = retriever.retrieve(Query(text, k=10)).hits
+        assert [h.chunk_id for h in got] == ids[order].tolist(), text
+        np.testing.assert_allclose([h.score for h in got], expected[order], rtol=1e-4)
+        compared += 1
+    assert compared >= 30
+
+
+# -- filters ----------------------------------------------------------------------------------------
+def test_filters_restrict_bm25_and_still_fill_k(corpus_rt: Runtime) -> None:
+    retriever = _retriever(corpus_rt)
+    sources = source_of(corpus_rt)
+    query = "heart failure patients therapy"
+    unfiltered = retriever.retrieve(Query(query, k=10)).hits
+    assert sources[unfiltered[0].chunk_id] == RARE_TERM_DOC[0]
+
+    only_scifact = retriever.retrieve(Query(query, Filters(metadata=(("corpus", "scifact"),)), k=10)).hits
+    assert len(only_scifact) == 10
+    assert all(sources[h.chunk_id].startswith("scifact/") for h in only_scifact)
+
+    by_source = retriever.retrieve(Query(query, Filters(sources=(RARE_TERM_DOC[0],)), k=10)).hits
+    assert [sources[h.chunk_id] for h in by_source] == [RARE_TERM_DOC[0]]
+
+    doc_id = corpus_rt.store.chunks([only_scifact[3].chunk_id])[only_scifact[3].chunk_id].document_id
+    by_doc = retriever.retrieve(Query(query, Filters(document_ids=(doc_id,)), k=10)).hits
+    records = corpus_rt.store.chunks([h.chunk_id for h in by_doc])
+    assert by_doc and {r.document_id for r in records.values()} == {doc_id}
+
+
+def test_query_without_known_terms_returns_nothing(corpus_rt: Runtime) -> None:
+    result = _retriever(corpus_rt).retrieve(Query("the of and", k=5))
+    assert result.hits == () and result.status.state == "ran"
+
+
+# -- persistence and freshness ----------------------------------------------------------------------
+def test_index_is_persisted_and_loaded_memory_mapped(runtime: Runtime) -> None:
+    ingest(runtime, planted_loaded([RARE_TERM_DOC]))
+    first = _retriever(runtime).current_index()
+    assert first.path is not None and first.path.parent == runtime.settings.index_dir / "bm25"
+
+    again = _retriever(runtime).current_index()  # a new process: loads, does not rebuild
+    assert again.path == first.path
+    assert isinstance(again.scorer.scores["data"], np.memmap)
+    assert isinstance(again.chunk_ids, np.memmap)
+    assert again.corpus_version == runtime.store.corpus_version()
+
+
+def test_ingest_and_delete_trigger_a_rebuild(runtime: Runtime) -> None:
+    retriever = _retriever(runtime)
+    ingest(runtime, planted_loaded([*FILLER, ("a", "Alpha", "Glaciers retreat in warm summers.")]))
+    old = retriever.current_index()
+    assert retriever.retrieve(Query("glacier", k=5)).hits
+
+    report = ingest(runtime, planted_loaded([("b", "Beta", "Zebrafish regenerate heart tissue.")]))
+    found = retriever.retrieve(Query("zebrafish", k=5)).hits
+    assert len(found) == 1
+    new = retriever.current_index()
+    assert new is not old and new.corpus_version > old.corpus_version
+    assert old.size == 4 and new.size == 5  # the old snapshot was never mutated
+
+    runtime.store.delete_document(report.document_ids["b"])
+    assert retriever.retrieve(Query("zebrafish", k=5)).hits == ()
+    folders = [p for p in (runtime.settings.index_dir / "bm25").iterdir() if p.is_dir()]
+    assert len(folders) == 1  # older versions are cleaned up
+
+
+def test_concurrent_queries_on_a_stale_index_rebuild_once(runtime: Runtime) -> None:
+    retriever = _retriever(runtime)
+    ingest(runtime, planted_loaded([*FILLER, ("a", "Alpha", "Glaciers retreat in warm summers.")]))
+    retriever.current_index()
+    ingest(runtime, planted_loaded([("b", "Beta", "Zebrafish regenerate heart tissue.")]))
+    built: list[Path] = []
+    barrier = threading.Barrier(12)
+    results: list[tuple[int, ...]] = []
+
+    def query() -> None:
+        barrier.wait()
+        hits = retriever.retrieve(Query("zebrafish glacier", k=5)).hits
+        results.append(tuple(h.chunk_id for h in hits))
+        built.append(retriever.current_index().path)
+
+    threads = [threading.Thread(target=query) for _ in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(results)) == 1 and len(results[0]) == 2
+    assert len(set(built)) == 1
+
+
+def test_cjk_document_is_found_by_a_two_character_query(runtime: Runtime) -> None:
+    ingest(runtime, planted_loaded([
+        *FILLER, ("zh", "東京の研究", "東京大学の研究者は新しい触媒を開発した。"),
+        ("en", "Catalysts", "Researchers developed a new catalyst in Osaka."),
+    ]))
+    hits = _retriever(runtime).retrieve(Query("触媒", k=5)).hits
+    assert [source_of(runtime)[h.chunk_id] for h in hits] == ["zh"]
+
+
+def test_empty_corpus_gives_no_hits_and_a_loadable_index(runtime: Runtime) -> None:
+    assert _retriever(runtime).retrieve(Query("anything", k=5)).hits == ()
+    index = load_index(runtime.settings.index_dir / "bm25")
+    assert index is not None and index.size == 0
