@@ -24,7 +24,18 @@ class Passage:
     """A chunk as the answerer sees it: ``number`` is the n a citation [n] points back to (1-based)."""
 
     number: int
-    chunk: ChunkRecord
+    chunk_id: int
+    document_id: int
+    text: str
+    source: str
+    title: str
+    page: int | None = None
+    position: int | None = None
+
+    @classmethod
+    def from_chunk(cls, number: int, chunk: ChunkRecord) -> Passage:
+        return cls(number, chunk.id, chunk.document_id, chunk.text, chunk.source, chunk.title, chunk.page,
+                   chunk.position)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +48,7 @@ class Citation:
     source: str
     title: str
     page: int | None
-    position: int
+    position: int | None
     quote: str
 
 
@@ -82,7 +93,7 @@ def complete(answerer: Answerer, question: str, passages: Sequence[Passage]) -> 
 
 
 def number_passages(chunks: Sequence[ChunkRecord]) -> tuple[Passage, ...]:
-    return tuple(Passage(i, chunk) for i, chunk in enumerate(chunks, start=1))
+    return tuple(Passage.from_chunk(i, chunk) for i, chunk in enumerate(chunks, start=1))
 
 
 SYSTEM_INSTRUCTION = (
@@ -95,13 +106,13 @@ SYSTEM_INSTRUCTION = (
 
 
 def passage_header(p: Passage) -> str:
-    where = f", page {p.chunk.page}" if p.chunk.page is not None else ""
-    return f"[{p.number}] {p.chunk.title}{where}"
+    where = f", page {p.page}" if p.page is not None else ""
+    return f"[{p.number}] {p.title}{where}"
 
 
 def build_prompt(question: str, passages: Sequence[Passage]) -> str:
     """The user turn: numbered passages, then the question (the rules travel as the system instruction)."""
-    blocks = [f"{passage_header(p)}\n{p.chunk.text.strip()}" for p in passages]
+    blocks = [f"{passage_header(p)}\n{p.text.strip()}" for p in passages]
     return (
         "Passages:\n\n" + "\n\n".join(blocks) + f"\n\nQuestion: {question.strip()}\n\n"
         "Answer concisely, citing passages as [n]."
@@ -137,8 +148,8 @@ def resolve_citations(text: str, passages: Sequence[Passage]) -> tuple[tuple[Cit
         if p is None:
             unresolved.append(n)
             continue
-        c = p.chunk
-        citations.append(Citation(n, c.id, c.document_id, c.source, c.title, c.page, c.position, _quote(c.text)))
+        citations.append(Citation(n, p.chunk_id, p.document_id, p.source, p.title, p.page, p.position,
+                                  _quote(p.text)))
     return tuple(citations), tuple(unresolved)
 
 

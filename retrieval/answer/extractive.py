@@ -27,6 +27,7 @@ _STOPWORDS = frozenset({
     "will", "with",
 })
 _MIN_CHARS = 12
+_MIN_WORDS = 4
 _MAX_SENTENCE_CHARS = 400
 _LEXICAL_WEIGHT = 0.3
 _RANK_PENALTY = 0.02
@@ -39,11 +40,13 @@ class _Sentence:
 
 
 def split_sentences(text: str) -> list[str]:
+    """Sentences worth quoting: headings and fragments of a few words are dropped."""
     out = []
     for raw in _SENTENCE_END.split(text):
         s = " ".join(raw.split())
-        if len(s) >= _MIN_CHARS:
-            out.append(s if len(s) <= _MAX_SENTENCE_CHARS else s[: _MAX_SENTENCE_CHARS - 1].rstrip() + "…")
+        if len(s) < _MIN_CHARS or s.startswith("#") or len(s.split()) < _MIN_WORDS:
+            continue
+        out.append(s if len(s) <= _MAX_SENTENCE_CHARS else s[: _MAX_SENTENCE_CHARS - 1].rstrip() + "…")
     return out
 
 
@@ -74,7 +77,7 @@ class ExtractiveAnswerer:
         return semantic + _LEXICAL_WEIGHT * lexical - _RANK_PENALTY * rank
 
     def stream(self, question: str, passages: Sequence[Passage]) -> Iterator[AnswerEvent]:
-        sentences = [_Sentence(p, s) for p in passages for s in split_sentences(p.chunk.text)]
+        sentences = [_Sentence(p, s) for p in passages for s in split_sentences(p.text)]
         if not sentences:
             yield refusal("No passage had a usable sentence.", model=self.name)
             return

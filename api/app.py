@@ -1,0 +1,118 @@
+"""The FastAPI application: ``create_app()`` wires settings, resources, routes and error mapping.
+
+Resources (runtime, pipeline, answerer, ingestor, jobs) are created once in the lifespan and kept
+on ``app.state``; routes receive them through the dependencies in api/deps.py. Tests pass their
+own Runtime (with the session's embedder) and settings.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.concurrency import run_in_threadpool
+from fastapi.middleware.cors import CORSMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from api import problems, routes_documents, routes_graph, routes_health, routes_query
+from api.deps import Resources
+from api.jobs import JobRunner
+from api.problems import RequestTooLargeError, problem, problem_response
+from core.runtime import Runtime
+from core.settings import Settings
+from ingest.pipeline import Ingestor
+from retrieval.answer import make_answerer
+from retrieval.pipeline import build_pipeline
+
+log = logging.getLogger("kgrag.api")
+
+BODY_SLACK = 1024 * 1024
+"""Room above api.max_upload_bytes for multipart framing and form fields."""
+
+
+def _build_resources(rt: Runtime) -> Resources:
+    """Blocking (opens the pool, loads the model, checks the schema): runs on a worker thread."""
+    settings = rt.settings
+    embedder = rt.checked_embedder()
+    pipeline = build_pipeline(rt)
+    answerer = make_answerer(settings.answer, embedder=embedder)
+    ingestor = Ingestor(rt.store, embedder, settings.chunking, settings.embedding)
+    log.info("answers by %s; signals %s", answerer.name, ",".join(settings.retrieval.signals))
+    return Resources(rt, pipeline, answerer, ingestor, JobRunner())
+
+
+class BodyLimitMiddleware:
+    """Refuses bodies over the limit before they are read whole, whether or not Content-Length is sent."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            body = problem(413, f"the request body is {int(declared)} bytes, over the limit of {self.limit}",
+                           fix="send a smaller document, or raise KGRAG_API__MAX_UPLOAD_BYTES",
+                           kind="request-too-large", instance=scope.get("path"))
+            await problem_response(body)(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise RequestTooLargeError(f"the request body is over the limit of {self.limit} bytes",
+                                               fix="send a smaller document, or raise KGRAG_API__MAX_UPLOAD_BYTES")
+            return message
+
+        await self.app(scope, limited, send)
+
+
+def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
+    """``runtime`` given: the app uses it and leaves closing it to the caller; otherwise it owns one."""
+    if settings is None:
+        settings = runtime.settings if runtime is not None else Settings()
+    if runtime is not None and runtime.settings is not settings:
+        raise ValueError("create_app: pass the runtime's own settings (or none), not a second Settings")
+    owned_runtime = runtime is None
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        rt = runtime if runtime is not None else Runtime(settings)
+        try:
+            resources = await run_in_threadpool(_build_resources, rt)
+        except BaseException:
+            if owned_runtime:
+                rt.close()
+            raise
+        app.state.resources = resources
+        try:
+            yield
+        finally:
+            resources.jobs.close()
+            resources.pipeline.close()
+            if owned_runtime:
+                rt.close()
+
+    app = FastAPI(
+        title="kgrag", version="0.1.0", lifespan=lifespan,
+        description="Knowledge-graph-augmented RAG: hybrid retrieval, cited answers, document and graph management.",
+    )
+    app.state.settings = settings
+    problems.install(app)
+    for module in (routes_health, routes_query, routes_documents, routes_graph):
+        app.include_router(module.router)
+    app.add_middleware(BodyLimitMiddleware, limit=settings.api.max_upload_bytes + BODY_SLACK)
+    if settings.api.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=list(settings.api.cors_origins),
+                           allow_methods=["GET", "POST", "DELETE"], allow_headers=["Authorization", "Content-Type"])
+    return app
+

@@ -1,0 +1,56 @@
+"""`kgrag serve`: the REST API under uvicorn (FastAPI and uvicorn are imported only when it runs)."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Annotated
+
+import typer
+
+from api.cli_common import err_console, handle_errors, load_settings
+from core.errors import ConfigError
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@handle_errors
+def serve(
+    host: Annotated[str | None, typer.Option(help="Interface to listen on (default api.host, 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(min=1, max=65535, help="Port (default api.port, 8000).")] = None,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level: critical, error, warning, info, debug.")] = "info",
+    allow_no_auth: Annotated[bool, typer.Option(
+        "--allow-no-auth", help="Listen beyond localhost with no API keys configured (anyone can write).")] = False,
+) -> None:
+    """Serve the REST API: queries with cited answers, document upload, graph builds.
+
+    Set KGRAG_API__API_KEYS='["a-long-random-key"]' to require `Authorization: Bearer <key>`;
+    with no keys the server only listens on localhost unless you pass --allow-no-auth. Answers come
+    from Gemini when GEMINI_API_KEY (or Vertex AI settings) is set, else from the extractive answerer.
+    The interactive API description is at http://HOST:PORT/docs.
+
+    Example:  kgrag serve --port 8080
+              curl -s localhost:8080/v1/query -H 'content-type: application/json' \\
+                   -d '{"question": "Who founded Polar Cells?"}'
+    """
+    import uvicorn
+
+    from api.app import create_app
+
+    settings = load_settings()
+    api = settings.api.model_copy(update={k: v for k, v in (("host", host), ("port", port)) if v is not None})
+    if not api.api_keys and not _is_loopback(api.host) and not allow_no_auth:
+        raise ConfigError(
+            f"refusing to listen on {api.host} with no API keys: anyone could upload and delete documents",
+            fix="set KGRAG_API__API_KEYS='[\"<key>\"]', listen on 127.0.0.1, or pass --allow-no-auth",
+        )
+    if not api.api_keys:
+        err_console.print("[yellow]note:[/] no API keys configured; every request is allowed")
+    settings = settings.model_copy(update={"api": api})
+    uvicorn.run(create_app(settings), host=api.host, port=api.port, log_level=log_level, access_log=True)

@@ -1,0 +1,93 @@
+"""Graph build as a background job, job status, and graph export (the graph code lives in kg/)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Response
+
+from api.deps import Authorized, Resources, ResourcesDep
+from api.jobs import Job
+from api.schemas import JobOut
+from core.errors import GraphMissingError
+
+router = APIRouter(prefix="/v1", tags=["graph"], dependencies=[Authorized])
+
+
+def job_out(job: Job) -> JobOut:
+    return JobOut(id=job.id, kind=job.kind, state=job.state, created_at=job.created_at, started_at=job.started_at,
+                  finished_at=job.finished_at, result=job.result, error=job.error)
+
+
+def _build(res: Resources, rebuild: bool) -> dict[str, Any]:
+    """Runs on the job thread. Imported lazily: spaCy and the graph code load only when a build is asked for."""
+    from kg.build import build_graph
+    from kg.nlp import load_spacy
+    from kg.store import GraphStore
+
+    rt = res.runtime
+    settings = rt.settings
+    report = build_graph(GraphStore(rt.db), settings.graph, settings.graph_path, load_spacy(settings.graph.spacy_model),
+                         rebuild=rebuild)
+    out = {name: getattr(report, name) for name in report.__dataclass_fields__}
+    out["path"] = str(report.path)
+    return out
+
+
+@router.post("/graph/build", status_code=202, response_model=JobOut)
+def build_graph(res: ResourcesDep, response: Response, rebuild: bool = False) -> JobOut:
+    """Queue a graph build (incremental unless ``rebuild``); poll the returned job at ``Location``."""
+    job = res.jobs.submit("graph-build", lambda: _build(res, rebuild))
+    response.headers["Location"] = f"/v1/jobs/{job.id}"
+    return job_out(job)
+
+
+@router.get("/jobs/{job_id}", response_model=JobOut)
+def get_job(job_id: str, res: ResourcesDep) -> JobOut:
+    return job_out(res.jobs.get(job_id))
+
+
+_MEDIA = {"graphml": "application/graphml+xml", "json": "application/json", "html": "text/html; charset=utf-8"}
+
+
+def _export(res: Resources, fmt: str, entity: str | None, hops: int, top: int | None, by: str) -> bytes:
+    """B's exporters write files; a temporary one keeps this route a thin wrapper over them."""
+    from kg import export as ex
+    from kg.graphfile import read_networkx
+    from kg.store import GraphStore
+
+    path = res.settings.graph_path
+    if not path.exists():
+        raise GraphMissingError(f"no graph has been built yet (no file at {path})",
+                                fix="start a build with POST /v1/graph/build, then poll its job")
+    g = read_networkx(path)
+    if fmt == "html" and entity is None and top is None and g.number_of_nodes() > ex.HTML_DEFAULT_TOP:
+        top = ex.HTML_DEFAULT_TOP
+    sub = ex.subgraph(g, entity=entity, hops=hops, top=top, by=by)
+    with tempfile.TemporaryDirectory(prefix="kgrag-export-") as tmp:
+        out = Path(tmp) / f"graph.{fmt}"
+        if fmt == "graphml":
+            ex.write_graphml(sub, out)
+        elif fmt == "json":
+            ex.write_json(sub, out)
+        else:
+            ex.write_html(sub, out, GraphStore(res.runtime.db).chunk_texts(ex.evidence_chunk_ids(sub)))
+        return out.read_bytes()
+
+
+@router.get("/graph/export", response_class=Response,
+            responses={200: {"content": {m.split(";")[0]: {} for m in _MEDIA.values()}}})
+def export_graph(
+    res: ResourcesDep,
+    format: Annotated[Literal["graphml", "json", "html"], Query(description="graphml, json (node-link) or html.")],
+    entity: Annotated[str | None, Query(description="Only this entity's neighbourhood.")] = None,
+    hops: Annotated[int, Query(ge=1, le=4)] = 1,
+    top: Annotated[int | None, Query(ge=1, description="Only the N most important entities.")] = None,
+    by: Annotated[Literal["pagerank", "degree"], Query()] = "pagerank",
+) -> Response:
+    """The built graph (or a subgraph) as a download; html is a self-contained offline viewer."""
+    data = _export(res, format, entity, hops, top, by)
+    return Response(data, media_type=_MEDIA[format],
+                    headers={"Content-Disposition": f'attachment; filename="graph.{format}"'})

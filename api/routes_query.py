@@ -1,0 +1,140 @@
+"""``POST /v1/query`` and its streaming twin: retrieval, the confidence gate and a cited answer.
+
+Both are plain ``def`` routes, so retrieval and generation run on the threadpool and never
+block the event loop; the stream's generator is iterated there too.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterator
+
+from fastapi import APIRouter
+from fastapi.responses import StreamingResponse
+
+from api.deps import Authorized, Resources, ResourcesDep
+from api.problems import problem, problem_for
+from api.schemas import (
+    AnswerOut,
+    CitationOut,
+    GateOut,
+    HitOut,
+    QueryRequest,
+    QueryResponse,
+    RetrievalOut,
+    StageOut,
+)
+from core.errors import InvalidInputError, KgragError
+from core.settings import Settings
+from retrieval.answer import Answer
+from retrieval.answer.grounded import answer_stream, gate
+from retrieval.gate import GateDecision
+from retrieval.pipeline import PipelineResult
+
+log = logging.getLogger("kgrag.api")
+
+router = APIRouter(prefix="/v1", tags=["query"], dependencies=[Authorized])
+
+
+def check_limits(body: QueryRequest, settings: Settings) -> None:
+    api = settings.api
+    if len(body.question) > api.max_question_chars:
+        raise InvalidInputError(f"the question has {len(body.question)} characters, over the limit of "
+                                f"{api.max_question_chars}", fix="shorten the question (api.max_question_chars)")
+    if body.top_k is not None and body.top_k > api.max_top_k:
+        raise InvalidInputError(f"top_k {body.top_k} is over the limit of {api.max_top_k}",
+                                fix=f"ask for at most {api.max_top_k} passages (api.max_top_k)")
+
+
+def _retrieve(body: QueryRequest, res: Resources) -> tuple[PipelineResult, GateDecision]:
+    check_limits(body, res.settings)
+    result = res.pipeline.run(body.question, signals=body.signals, top_k=body.top_k,
+                              filters=body.filters.to_core(), rerank=body.rerank)
+    return result, gate(result, res.settings)
+
+
+def _retrieval_out(result: PipelineResult, decision: GateDecision, answer_stage: StageOut) -> RetrievalOut:
+    stages = {name: StageOut.of(s) for name, s in result.statuses.items()}
+    stages["gate"] = StageOut(state="ran", reason=decision.reason)
+    stages["answer"] = answer_stage
+    return RetrievalOut(question=result.question, hits=[HitOut.of(h) for h in result.hits], stages=stages,
+                        timings=dict(result.timings), gate=GateOut.of(decision))
+
+
+def _answer_stage(wanted: bool, decision: GateDecision) -> StageOut:
+    if not wanted:
+        return StageOut(state="skipped", reason="answers turned off for this query (answer=false)")
+    if decision.verdict == "refuse":
+        return StageOut(state="skipped", reason=f"refused by the confidence gate: {decision.reason}")
+    return StageOut(state="ran")
+
+
+def _response(retrieval: RetrievalOut, result: PipelineResult, answer: Answer | None, answer_seconds: float
+              ) -> QueryResponse:
+    timings = dict(retrieval.timings)
+    if answer is not None:
+        timings["answer"] = answer_seconds
+    warnings = list(result.warnings)
+    if answer is not None and answer.warning:
+        warnings.append(f"weak evidence: {answer.warning}")
+    return QueryResponse(
+        **retrieval.model_dump(exclude={"timings"}), timings=timings,
+        answer=AnswerOut.of(answer) if answer is not None else None,
+        citations=[CitationOut.of(c) for c in answer.citations] if answer is not None else [],
+        warnings=warnings,
+    )
+
+
+@router.post("/query", response_model=QueryResponse)
+def query(body: QueryRequest, res: ResourcesDep) -> QueryResponse:
+    """Retrieve passages and, unless ``answer`` is false, answer from them with citations [n]."""
+    result, decision = _retrieve(body, res)
+    retrieval = _retrieval_out(result, decision, _answer_stage(body.answer, decision))
+    answer: Answer | None = None
+    t0 = time.perf_counter()
+    if body.answer:
+        for event in answer_stream(result, decision, res.answerer, res.settings):
+            if isinstance(event, Answer):
+                answer = event
+    return _response(retrieval, result, answer, time.perf_counter() - t0)
+
+
+def sse(event: str, data: object) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False, separators=(',', ':'))}\n\n"
+
+
+@router.post("/query/stream", response_class=StreamingResponse,
+             responses={200: {"content": {"text/event-stream": {}},
+                              "description": "Server-sent events: `hits`, then `token`s, then `done` "
+                                             "(or `error`)."}})
+def query_stream(body: QueryRequest, res: ResourcesDep) -> StreamingResponse:
+    """Retrieval runs before the response starts (so bad input is still a plain problem response);
+    then the stream sends ``hits``, the answer as ``token`` events, and a final ``done``."""
+    result, decision = _retrieve(body, res)
+    retrieval = _retrieval_out(result, decision, _answer_stage(body.answer, decision))
+
+    def events() -> Iterator[str]:
+        yield sse("hits", retrieval.model_dump(mode="json"))
+        answer: Answer | None = None
+        t0 = time.perf_counter()
+        if body.answer:
+            try:
+                for event in answer_stream(result, decision, res.answerer, res.settings):
+                    if isinstance(event, Answer):
+                        answer = event
+                    else:
+                        yield sse("token", {"text": event})
+            except KgragError as exc:
+                yield sse("error", problem_for(exc, "/v1/query/stream"))
+                return
+            except Exception:
+                log.exception("answer stream failed")
+                yield sse("error", problem(500, "the answer failed unexpectedly", fix="retry; if it persists, "
+                                           "report it with the server log", kind="internal"))
+                return
+        yield sse("done", _response(retrieval, result, answer, time.perf_counter() - t0).model_dump(mode="json"))
+
+    return StreamingResponse(events(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

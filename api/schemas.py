@@ -1,0 +1,190 @@
+"""Request and response bodies of the REST API (pydantic), and their conversion from core types.
+
+Kept apart from the routes so the wire format is visible in one file and the core's frozen
+types never need to know about JSON.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from core.types import DocumentRecord, Filters
+from retrieval.answer import Answer, Citation
+from retrieval.base import StageStatus
+from retrieval.gate import GateDecision
+from retrieval.pipeline import PassageHit
+
+Signal = Literal["dense", "bm25", "graph"]
+
+
+class FiltersIn(BaseModel):
+    document_ids: list[int] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+    metadata: dict[str, str] = Field(default_factory=dict, description="Exact matches on document metadata.")
+
+    def to_core(self) -> Filters:
+        return Filters(tuple(self.document_ids), tuple(self.sources), tuple(sorted(self.metadata.items())))
+
+
+class QueryRequest(BaseModel):
+    question: str = Field(min_length=1, description="Limited to api.max_question_chars characters.")
+    top_k: int | None = Field(default=None, ge=1, description="Passages returned (default retrieval.top_k).")
+    signals: list[Signal] | None = Field(default=None, description="Default: retrieval.signals.")
+    filters: FiltersIn = Field(default_factory=FiltersIn)
+    rerank: bool = True
+    answer: bool = True
+
+
+class StageOut(BaseModel):
+    state: Literal["ran", "skipped", "failed"]
+    reason: str = ""
+
+    @classmethod
+    def of(cls, status: StageStatus) -> StageOut:
+        return cls(state=status.state, reason=status.reason)
+
+
+class HitOut(BaseModel):
+    rank: int
+    chunk_id: int
+    document_id: int
+    source: str
+    title: str
+    page: int | None
+    text: str
+    fused_score: float
+    rerank_score: float | None
+    ranks: dict[str, int] = Field(description="Signal → 1-based rank in that signal's list.")
+    scores: dict[str, float] = Field(description="Signal → that signal's own score (dense: cosine similarity).")
+
+    @classmethod
+    def of(cls, h: PassageHit) -> HitOut:
+        return cls(rank=h.rank, chunk_id=h.chunk_id, document_id=h.document_id, source=h.source, title=h.title,
+                   page=h.page, text=h.text, fused_score=h.fused_score, rerank_score=h.rerank_score,
+                   ranks=dict(h.ranks), scores=dict(h.scores))
+
+
+class CitationOut(BaseModel):
+    number: int
+    chunk_id: int
+    document_id: int
+    source: str
+    title: str
+    page: int | None
+    position: int | None
+    quote: str
+
+    @classmethod
+    def of(cls, c: Citation) -> CitationOut:
+        return cls(number=c.number, chunk_id=c.chunk_id, document_id=c.document_id, source=c.source,
+                   title=c.title, page=c.page, position=c.position, quote=c.quote)
+
+
+class AnswerOut(BaseModel):
+    text: str
+    mode: Literal["generative", "extractive", "refused"]
+    model: str
+    warning: str = ""
+    unresolved_citations: list[int] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, a: Answer) -> AnswerOut:
+        return cls(text=a.text, mode=a.mode, model=a.model, warning=a.warning,
+                   unresolved_citations=list(a.unresolved))
+
+
+class GateCheckOut(BaseModel):
+    name: str
+    value: float | None
+    threshold: float
+    passed: bool
+
+
+class GateOut(BaseModel):
+    verdict: Literal["pass", "refuse", "warn"]
+    reason: str
+    checks: list[GateCheckOut]
+
+    @classmethod
+    def of(cls, d: GateDecision) -> GateOut:
+        return cls(verdict=d.verdict, reason=d.reason,
+                   checks=[GateCheckOut(name=c.name, value=c.value, threshold=c.threshold, passed=c.passed)
+                           for c in d.checks])
+
+
+class RetrievalOut(BaseModel):
+    """What the stream's first event carries: everything known before the answer starts."""
+
+    question: str
+    hits: list[HitOut]
+    stages: dict[str, StageOut]
+    timings: dict[str, float]
+    gate: GateOut
+
+
+class QueryResponse(RetrievalOut):
+    answer: AnswerOut | None
+    citations: list[CitationOut]
+    warnings: list[str]
+
+
+class TextDocumentIn(BaseModel):
+    text: str = Field(min_length=1)
+    title: str = Field(default="", max_length=500)
+    source: str | None = Field(default=None, max_length=2000,
+                               description="Stable identity: re-sending the same source replaces the document.")
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class DocumentOut(BaseModel):
+    id: int
+    source: str
+    title: str
+    mime_type: str
+    content_hash: str
+    chunk_count: int
+    metadata: dict[str, Any]
+
+    @classmethod
+    def of(cls, d: DocumentRecord) -> DocumentOut:
+        return cls(id=d.id, source=d.source, title=d.title, mime_type=d.mime_type, content_hash=d.content_hash,
+                   chunk_count=d.chunk_count, metadata=dict(d.metadata))
+
+
+class IngestOut(BaseModel):
+    outcome: Literal["added", "replaced", "unchanged"]
+    document: DocumentOut
+    chunks_written: int
+    seconds: dict[str, float]
+
+
+class DocumentList(BaseModel):
+    documents: list[DocumentOut]
+    limit: int
+    offset: int
+
+
+class JobOut(BaseModel):
+    id: str
+    kind: str
+    state: Literal["queued", "running", "succeeded", "failed"]
+    created_at: float
+    started_at: float | None
+    finished_at: float | None
+    result: dict[str, Any] | None
+    error: dict[str, Any] | None = Field(default=None, description="A problem document when the job failed.")
+
+
+class CheckOut(BaseModel):
+    name: str
+    ok: bool
+    detail: str
+    fix: str
+    required: bool
+
+
+class ReadyOut(BaseModel):
+    ready: bool
+    checks: list[CheckOut]

@@ -1,0 +1,59 @@
+"""From a pipeline result to a cited answer: gate the evidence, number the passages, answer.
+
+The API and the CLI both go through here, so the gate is applied the same way everywhere and a
+refusal never depends on which front end asked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Sequence
+
+from core.settings import Settings
+from retrieval.answer.base import Answer, Answerer, AnswerEvent, Passage, refusal
+from retrieval.gate import Evidence, GateDecision, assess, best
+from retrieval.pipeline import PassageHit, PipelineResult
+
+RERANK = "rerank"
+
+
+def evidence_from(result: PipelineResult, settings: Settings) -> Evidence:
+    """The gate's inputs. The fused score is normalised by the most a chunk could score (rank 1 in
+    every signal that ran), so the threshold means the same with one signal or three."""
+    ran = [s for s in result.signals if result.statuses.get(s) is not None and result.statuses[s].state == "ran"]
+    rrf_k = settings.retrieval.rrf_k
+    ceiling = sum(settings.retrieval.weights.get(s, 1.0) / (rrf_k + 1) for s in ran)
+    best_fused = best(h.fused_score for h in result.hits)
+    reranked = result.statuses.get(RERANK) is not None and result.statuses[RERANK].state == "ran"
+    return Evidence(
+        hit_count=len(result.hits),
+        best_rerank=best(h.rerank_score for h in result.hits) if reranked else None,
+        best_fused=(best_fused / ceiling) if best_fused is not None and ceiling > 0 else None,
+        best_dense=best(h.scores.get("dense") for h in result.hits),
+    )
+
+
+def gate(result: PipelineResult, settings: Settings) -> GateDecision:
+    return assess(evidence_from(result, settings), settings.answer)
+
+
+def passages_from(hits: Sequence[PassageHit], limit: int) -> tuple[Passage, ...]:
+    """The best ``limit`` hits, numbered 1..n in rank order (the numbers the answer cites)."""
+    return tuple(
+        Passage(i, h.chunk_id, h.document_id, h.text, h.source, h.title, h.page)
+        for i, h in enumerate(hits[:limit], start=1)
+    )
+
+
+def answer_stream(
+    result: PipelineResult, decision: GateDecision, answerer: Answerer, settings: Settings
+) -> Iterator[AnswerEvent]:
+    """Text deltas, then the final Answer; a refusal when the gate says so (no model call at all)."""
+    if decision.verdict == "refuse":
+        yield refusal(decision.reason)
+        return
+    passages = passages_from(result.hits, settings.answer.max_passages)
+    for event in answerer.stream(result.question, passages):
+        if isinstance(event, Answer) and decision.verdict == "warn":
+            event = dataclasses.replace(event, warning=decision.reason)
+        yield event

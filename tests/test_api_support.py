@@ -1,0 +1,38 @@
+"""Builds the API in-process for tests: real Postgres (a fresh database per test), the session's embedder."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from core.models import Embedder
+from core.runtime import Runtime
+from core.settings import AnswerSettings, ApiSettings, RerankSettings, RetrievalSettings, Settings
+
+MakeClient = Callable[..., Any]
+
+
+def api_settings(make_settings: Callable[..., Settings], **overrides: Any) -> Settings:
+    """Dense + BM25 (the graph has its own tests), no reranker download, the offline answerer."""
+    values: dict[str, Any] = {
+        "retrieval": RetrievalSettings(signals=("dense", "bm25")),
+        "rerank": RerankSettings(enabled=False),
+        "answer": AnswerSettings(backend="extractive"),
+        "api": ApiSettings(),
+    }
+    values.update(overrides)
+    return make_settings(**values)
+
+
+@contextmanager
+def client_for(settings: Settings, embedder: Embedder, **kwargs: Any) -> Iterator[TestClient]:
+    rt = Runtime(settings, embedder=embedder)
+    try:
+        with TestClient(create_app(runtime=rt), **kwargs) as client:
+            yield client
+    finally:
+        rt.close()
