@@ -1,0 +1,49 @@
+"""Graph build as a background job over HTTP, job polling, and export."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from fastapi.testclient import TestClient
+
+from core.models import Embedder
+from core.settings import Settings
+from tests.test_api_query import ingest_examples
+from tests.test_api_support import api_settings, client_for
+
+
+def wait_for(client: TestClient, job_id: str, timeout: float = 120) -> dict[str, object]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = client.get(f"/v1/jobs/{job_id}").json()
+        if job["state"] in ("succeeded", "failed"):
+            return job
+        time.sleep(0.2)
+    raise AssertionError(f"job {job_id} did not finish in {timeout}s")
+
+
+def test_build_job_then_export(make_settings: Callable[..., Settings], embedder: Embedder) -> None:
+    with client_for(api_settings(make_settings), embedder) as client:
+        missing = client.get("/v1/graph/export", params={"format": "json"})
+        assert missing.status_code == 409 and "POST /v1/graph/build" in missing.json()["fix"]
+
+        ingest_examples(client)
+        r = client.post("/v1/graph/build")
+        assert r.status_code == 202
+        job = r.json()
+        assert job["kind"] == "graph-build" and job["state"] in ("queued", "running")
+        assert r.headers["location"] == f"/v1/jobs/{job['id']}"
+        done = wait_for(client, job["id"])
+        assert done["state"] == "succeeded", done
+        result = done["result"]
+        assert isinstance(result, dict) and result["entities"] > 0 and result["chunks_processed"] > 0
+
+        exported = client.get("/v1/graph/export", params={"format": "json"})
+        assert exported.status_code == 200 and exported.headers["content-type"].startswith("application/json")
+        names = {n.get("name") for n in exported.json()["nodes"]}
+        assert "Tomas Berg" in names
+        graphml = client.get("/v1/graph/export", params={"format": "graphml", "entity": "Tomas Berg"})
+        assert graphml.status_code == 200 and graphml.content.startswith(b"<?xml")
+        bad = client.get("/v1/graph/export", params={"format": "pdf"})
+        assert bad.status_code == 422
