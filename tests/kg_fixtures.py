@@ -16,8 +16,8 @@ from kg.store import GraphStore
 GRAPH_CORPUS = Path(__file__).resolve().parent / "data" / "graph_corpus"
 
 
-@pytest.fixture(scope="session")
-def nlp() -> Any:
+@pytest.fixture(scope="session", name="nlp")
+def nlp_fixture() -> Any:
     from kg.nlp import load_spacy
 
     return load_spacy(GraphSettings().spacy_model)

@@ -1,0 +1,112 @@
+"""`kgrag graph build|stats|export` through the real CLI, and the exports loaded back by their readers."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import pytest
+from typer.testing import CliRunner
+
+from api.cli import app
+from core.runtime import Runtime
+from kg.store import GraphStore
+from tests.kg_fixtures import build, ingest_folder, nlp_fixture  # noqa: F401  (the `nlp` fixture)
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture
+def cli_env(runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> Runtime:
+    """The CLI reads its settings from the environment: point it at the test's database and home."""
+    monkeypatch.setenv("KGRAG_HOME", str(runtime.settings.home))
+    monkeypatch.setenv("KGRAG_DATABASE__URL", str(runtime.settings.database.url))
+    ingest_folder(runtime)
+    return runtime
+
+
+def _invoke(*args: str) -> Any:
+    result = CliRunner().invoke(app, list(args))
+    return result
+
+
+def test_cli_build_stats_and_refusal_while_another_build_runs(cli_env: Runtime, nlp: Any) -> None:
+    result = _invoke("graph", "build")
+    assert result.exit_code == 0, result.output
+    assert "entities" in result.output and "chunks covered" in result.output
+    assert cli_env.settings.graph_path.exists()
+
+    again = _invoke("graph", "build")
+    assert again.exit_code == 0 and re.search(r"chunks processed now\s*│?\s*0", again.output), again.output
+
+    stats = _invoke("graph", "stats", "--top", "3")
+    assert stats.exit_code == 0 and "current" in stats.output and "12 of 12 chunks processed" in stats.output
+
+    with GraphStore(cli_env.db).build_lock():
+        refused = _invoke("graph", "build")
+    assert refused.exit_code == 1
+    assert "another `kgrag graph build` is running" in refused.output
+
+
+def test_exports_load_back_with_networkx(cli_env: Runtime, nlp: Any, tmp_path: Path) -> None:
+    build(cli_env, nlp)
+    graphml, node_link = tmp_path / "g.graphml", tmp_path / "g.json"
+    assert _invoke("graph", "export", "-f", "graphml", "-o", str(graphml)).exit_code == 0
+    assert _invoke("graph", "export", "-f", "json", "-o", str(node_link)).exit_code == 0
+    g = nx.read_graphml(graphml)
+    assert g.nodes["harlow biotech"]["name"] == "Harlow Biotech"
+    assert g.has_edge("harlow biotech", "miriam okafor")
+    assert json.loads(g.nodes["miriam okafor"]["chunks"])
+    h = nx.node_link_graph(json.loads(node_link.read_text()), edges="edges")
+    assert set(h.nodes) == set(g.nodes) and h.number_of_edges() == g.number_of_edges()
+
+    sub = tmp_path / "sub.json"
+    result = _invoke("graph", "export", "-f", "json", "-o", str(sub), "--entity", "harlow biotech", "--hops", "1")
+    assert result.exit_code == 0, result.output
+    s = nx.node_link_graph(json.loads(sub.read_text()), edges="edges")
+    assert "miriam okafor" in s and "aldermere university" not in s  # two hops away
+    top = tmp_path / "top.graphml"
+    assert _invoke("graph", "export", "-f", "graphml", "-o", str(top), "--top", "4", "--by", "degree").exit_code == 0
+    assert nx.read_graphml(top).number_of_nodes() == 4
+    missing = _invoke("graph", "export", "-f", "json", "-o", str(sub), "--entity", "Harlow Biotek Ltd")
+    assert missing.exit_code == 1 and "no entity named" in missing.output
+
+
+def test_export_without_a_graph_says_to_build(cli_env: Runtime, tmp_path: Path) -> None:
+    result = _invoke("graph", "export", "-f", "html", "-o", str(tmp_path / "x.html"))
+    assert result.exit_code == 1 and "kgrag graph build" in result.output
+
+
+def test_html_view_is_self_contained_and_embeds_evidence(cli_env: Runtime, nlp: Any, tmp_path: Path) -> None:
+    build(cli_env, nlp)
+    page = tmp_path / "graph.html"
+    assert _invoke("graph", "export", "-f", "html", "-o", str(page)).exit_code == 0
+    html = page.read_text()
+    assert "/*__GRAPH_DATA__*/" not in html and "<script src" not in html and "http" not in html.split("<script>")[1]
+    assert "Aldermere University" in html and "protein chemistry" in html  # a node and its evidence text
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs chromium (apt-get install -y chromium)")
+def test_html_view_draws_every_node_in_headless_chromium(cli_env: Runtime, nlp: Any, tmp_path: Path) -> None:
+    report = build(cli_env, nlp)
+    page = tmp_path / "graph.html"
+    assert _invoke("graph", "export", "-f", "html", "-o", str(page)).exit_code == 0
+    with tempfile.TemporaryDirectory() as profile:
+        dom = subprocess.run(
+            [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={profile}", "--window-size=1200,800", "--dump-dom", page.as_uri()],
+            capture_output=True, text=True, timeout=120, check=False,
+        )
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    drawn = re.search(r'data-drawn-nodes="(\d+)"', dom.stdout)
+    assert drawn, dom.stdout[:500]
+    assert int(drawn.group(1)) == report.entities
+    assert f"kgrag graph: {report.entities} nodes drawn" in dom.stdout
+    shutil.rmtree(profile, ignore_errors=True)

@@ -1,0 +1,198 @@
+"""The graph end to end on a real corpus and a real Postgres: build, serve, fuse, delete, rebuild, lock.
+
+The corpus (tests/data/graph_corpus) is written so the answer to "Which school trained the founder
+of Harlow Biotech?" sits in a chunk that shares no content word with the question (Miriam Okafor's
+biography) while five distractor chunks about other founders and schools share many: only the
+entity chain Harlow Biotech → Miriam Okafor can bring it up.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+import kg.build
+from core.errors import BuildLockedError
+from core.runtime import Runtime
+from core.types import Filters
+from ingest.loaders import load_text
+from ingest.pipeline import Ingestor
+from kg.graphfile import read_networkx
+from kg.store import GraphStore
+from retrieval.base import Query, Retriever
+from retrieval.bm25 import BM25Retriever
+from retrieval.dense import DenseRetriever
+from retrieval.fusion import reciprocal_rank_fusion
+from retrieval.graph import build_graph_retriever
+from tests.kg_fixtures import build, ingest_folder, nlp_fixture  # noqa: F401  (the `nlp` fixture)
+
+QUESTION = "Which school trained the founder of Harlow Biotech?"
+TARGET_TITLE = "Miriam Okafor"
+
+
+def _chunks_by_title(rt: Runtime) -> dict[str, int]:
+    return {c.title: c.id for c in rt.store.iter_chunks()}
+
+
+def _content_words(text: str) -> set[str]:
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return {w for w in re.findall(r"[a-z]+", text.lower()) if w not in STOP_WORDS}
+
+
+def _retrievers(rt: Runtime) -> dict[str, Retriever]:
+    s = rt.settings
+    return {
+        "dense": DenseRetriever(rt.db, rt.checked_embedder, s.retrieval),
+        "bm25": BM25Retriever(rt.store, s.retrieval, s.index_dir),
+        "graph": build_graph_retriever(rt),
+    }
+
+
+def _rows(rt: Runtime) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]:
+    with rt.db.connection() as conn:
+        mentions = set(conn.execute("SELECT entity_id, chunk_id, surface, label, count FROM kg_mentions").fetchall())
+        relations = set(conn.execute("SELECT source_id, target_id, relation, chunk_id, weight FROM kg_relations"))
+    return mentions, relations
+
+
+def test_graph_brings_an_entity_linked_chunk_with_no_shared_word_into_the_fused_top5(
+        runtime: Runtime, nlp: Any) -> None:
+    ingest_folder(runtime)
+    report = build(runtime, nlp)
+    assert report.entities > 10 and report.relations > 10 and report.chunks_covered == 12
+    target = _chunks_by_title(runtime)[TARGET_TITLE]
+    target_text = runtime.store.chunks([target])[target].text
+    assert not _content_words(QUESTION) & _content_words(target_text)
+
+    results = {name: r.retrieve(Query(QUESTION, k=20)) for name, r in _retrievers(runtime).items()}
+    assert all(r.status.state == "ran" for r in results.values()), {n: r.status for n, r in results.items()}
+    graph = results["graph"]
+    assert graph.explanation["linked_entities"][0]["name"] == "Harlow Biotech"
+    graph_ranks = {h.chunk_id: h for h in graph.hits}
+    assert graph_ranks[target].rank <= 3
+    assert graph_ranks[target].explanation["path"] == ["Harlow Biotech", "Miriam Okafor"]
+    assert target not in {h.chunk_id for h in results["bm25"].hits}  # nothing lexical to match
+
+    k = runtime.settings.retrieval.rrf_k
+    without = reciprocal_rank_fusion({s: results[s].hits for s in ("dense", "bm25")}, k=k)
+    with_graph = reciprocal_rank_fusion({s: results[s].hits for s in ("dense", "bm25", "graph")}, k=k)
+    assert target not in [h.chunk_id for h in without[:5]]
+    assert target in [h.chunk_id for h in with_graph[:5]]
+
+
+def test_every_graph_hit_cites_a_real_chunk_and_filters_are_honoured(runtime: Runtime, nlp: Any) -> None:
+    ingest_folder(runtime)
+    build(runtime, nlp)
+    by_title = _chunks_by_title(runtime)
+    retriever = build_graph_retriever(runtime)
+    harlow_doc = runtime.store.chunks([by_title["Harlow Biotech"]])[by_title["Harlow Biotech"]].document_id
+    hits = retriever.retrieve(Query(QUESTION, k=20)).hits
+    assert set(runtime.store.chunks([h.chunk_id for h in hits])) == {h.chunk_id for h in hits}
+    filtered = retriever.retrieve(Query(QUESTION, Filters(document_ids=(harlow_doc,)), k=20))
+    assert [h.chunk_id for h in filtered.hits] == [by_title["Harlow Biotech"]]
+    other = retriever.retrieve(Query(QUESTION, Filters(sources=("nowhere",)), k=20))
+    assert other.hits == () and other.status.state == "ran"
+
+
+def test_khop_traversal_is_the_configurable_alternative(make_settings: Any, embedder: Any, nlp: Any) -> None:
+    settings = make_settings()
+    rt = Runtime(settings.model_copy(update={"graph": settings.graph.model_copy(update={"traversal": "khop"})}),
+                 embedder=embedder)
+    try:
+        ingest_folder(rt)
+        build(rt, nlp)
+        result = build_graph_retriever(rt).retrieve(Query(QUESTION, k=20))
+        assert result.explanation["traversal"] == "khop"
+        titles = [rt.store.chunks([h.chunk_id])[h.chunk_id].title for h in result.hits]
+        assert titles[0] == "Harlow Biotech" and TARGET_TITLE in titles[:3]
+    finally:
+        rt.close()
+
+
+def test_no_graph_file_is_reported_not_silently_absent(runtime: Runtime) -> None:
+    result = build_graph_retriever(runtime).retrieve(Query(QUESTION))
+    assert result.status.state == "skipped"
+    assert result.status.reason == f"no graph file at {runtime.settings.graph_path}: run `kgrag graph build`"
+
+
+def test_delete_removes_exactly_the_documents_evidence(runtime: Runtime, nlp: Any) -> None:
+    ingest_folder(runtime)
+    build(runtime, nlp)
+    target = _chunks_by_title(runtime)[TARGET_TITLE]
+    mentions, relations = _rows(runtime)
+    assert any(m[1] == target for m in mentions) and any(r[3] == target for r in relations)
+    document_id = runtime.store.chunks([target])[target].document_id
+    retriever = build_graph_retriever(runtime)
+    runtime.store.delete_document(document_id)
+
+    after_mentions, after_relations = _rows(runtime)
+    assert after_mentions == {m for m in mentions if m[1] != target}
+    assert after_relations == {r for r in relations if r[3] != target}
+    stale = retriever.retrieve(Query(QUESTION, k=20))  # the old file still serves, says so, cites no ghost
+    assert "stale" in stale.status.reason and target not in {h.chunk_id for h in stale.hits}
+
+    report = build(runtime, nlp)
+    assert report.chunks_processed == 0 and report.pruned_entities >= 1  # Lisbon was only in that chunk
+    g = read_networkx(runtime.settings.graph_path)
+    assert "lisbon" not in g and "miriam okafor" in g  # still cited by the Harlow Biotech chunk
+    assert all(c != target for _, chunks in g.nodes(data="chunks") for c, _ in chunks)
+    fresh = retriever.retrieve(Query(QUESTION, k=20))  # reloaded the new file on its own
+    assert fresh.status.reason == "" and fresh.explanation["graph_corpus_version"] == runtime.store.corpus_version()
+
+
+def test_rebuild_is_byte_identical_and_incremental_processes_only_new_chunks(runtime: Runtime, nlp: Any) -> None:
+    ingest_folder(runtime)
+    first = build(runtime, nlp)
+    path = runtime.settings.graph_path
+    original = path.read_bytes()
+    assert build(runtime, nlp, rebuild=True).rebuilt
+    assert path.read_bytes() == original
+
+    ingestor = Ingestor(runtime.store, runtime.checked_embedder(), runtime.settings.chunking,
+                        runtime.settings.embedding)
+    added = ingestor.ingest_documents([load_text(
+        "Greywater Observatory was built by Edith Calloway's nephew, Rowan Calloway, in 1931.",
+        source="extra:observatory", title="Greywater Observatory")])
+    incremental = build(runtime, nlp)
+    assert incremental.chunks_processed == added.chunks_written == 1
+    assert incremental.chunks_covered == first.chunks_covered + 1
+    assert "greywater observatory" in read_networkx(path)
+    after_incremental = path.read_bytes()
+    build(runtime, nlp, rebuild=True)
+    assert path.read_bytes() == after_incremental  # incremental and from-scratch agree byte for byte
+
+
+def test_second_concurrent_build_is_refused(runtime: Runtime, nlp: Any) -> None:
+    ingest_folder(runtime)
+    with GraphStore(runtime.db).build_lock(), pytest.raises(BuildLockedError, match="another"):
+        build(runtime, nlp)
+    assert not runtime.settings.graph_path.exists()
+    assert build(runtime, nlp).chunks_processed == 12  # the lock is released with its holder
+
+
+def test_interrupted_build_keeps_the_old_file_and_the_next_build_finishes(
+        runtime: Runtime, nlp: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    ingest_folder(runtime)
+    build(runtime, nlp)
+    path = runtime.settings.graph_path
+    before = path.read_bytes()
+    monkeypatch.setattr(kg.build, "DOCUMENTS_BATCH_CHUNKS", 1)  # one document per transaction
+    batches = 0
+
+    def die_after_two(_n: int) -> None:
+        nonlocal batches
+        batches += 1
+        if batches == 2:
+            raise KeyboardInterrupt  # what Ctrl-C does mid-build; kill -9 stops even earlier
+
+    store = GraphStore(runtime.db)
+    with pytest.raises(KeyboardInterrupt):
+        kg.build.build_graph(store, runtime.settings.graph, path, nlp, rebuild=True, on_progress=die_after_two)
+    assert path.read_bytes() == before
+    assert store.counts()["processed_chunks"] == 2  # two whole batches committed, nothing half-written
+    resumed = build(runtime, nlp)
+    assert resumed.chunks_processed == 10
+    assert path.read_bytes() == before
