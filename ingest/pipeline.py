@@ -16,7 +16,8 @@ from typing import TypeVar
 
 from core.errors import ConfigError, IngestError
 from core.models import Embedder
-from core.settings import ChunkingSettings, EmbeddingSettings
+from core.runtime import Runtime
+from core.settings import ChunkingSettings, EmbeddingSettings, IngestSettings
 from core.store import Store, WriteResult
 from core.types import ChunkDraft, LoadedDocument
 from ingest.chunking import Chunker
@@ -66,7 +67,8 @@ def _groups(items: Iterable[T], size: int) -> Iterator[list[T]]:
 
 class Ingestor:
     def __init__(
-        self, store: Store, embedder: Embedder, chunking: ChunkingSettings, embedding: EmbeddingSettings
+        self, store: Store, embedder: Embedder, chunking: ChunkingSettings, embedding: EmbeddingSettings,
+        limits: IngestSettings | None = None,
     ) -> None:
         # Room for [CLS] and [SEP]: a chunk at `size` tokens must still fit the model window whole.
         if chunking.size > embedder.max_tokens - 2:
@@ -77,10 +79,16 @@ class Ingestor:
             )
         self.store = store
         self.embedder = embedder
+        self.max_file_bytes = (limits or IngestSettings()).max_file_bytes
         self.ingest_key = ingest_key(embedder.name, chunking)
         self.batch_size = embedding.batch_size
         self.chunker = Chunker(embedder.count_tokens, embedder.token_offsets, size=chunking.size,
                                overlap=chunking.overlap)
+
+    @classmethod
+    def from_runtime(cls, rt: Runtime) -> Ingestor:
+        s = rt.settings
+        return cls(rt.store, rt.checked_embedder(), s.chunking, s.embedding, s.ingest)
 
     def ingest_paths(self, paths: Sequence[Path], *, on_file: Progress | None = None,
                      on_total: Callable[[int], None] | None = None) -> IngestReport:
@@ -93,7 +101,7 @@ class Ingestor:
             for path in files:
                 t0 = time.perf_counter()
                 try:
-                    yield load_file(path)
+                    yield load_file(path, max_bytes=self.max_file_bytes)
                 except IngestError as exc:
                     yield (str(path), str(exc))
                 finally:

@@ -46,14 +46,18 @@ def embedder() -> Embedder:
     return load_embedder(EmbeddingSettings())
 
 
+def create_database(server_url: str) -> str:
+    """A new, empty database on the server; returns its URL."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    base, _, query = server_url.partition("?")
+    return f"{base.rsplit('/', 1)[0]}/{name}" + (f"?{query}" if query else "")
+
+
 @pytest.fixture
 def fresh_database_url(pg_server: str) -> str:
-    """A new, empty database on the session server."""
-    name = f"t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    base, _, query = pg_server.partition("?")
-    return f"{base.rsplit('/', 1)[0]}/{name}" + (f"?{query}" if query else "")
+    return create_database(pg_server)
 
 
 @pytest.fixture

@@ -1,0 +1,123 @@
+"""`kgrag eval …`: run the three-signal ablation on a dataset and turn results into reports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from api.cli_common import console, handle_errors, load_settings, progress_bar
+from core.runtime import Runtime
+from core.settings import DatabaseSettings
+
+eval_app = typer.Typer(help="Evaluate retrieval: ablations over dense, BM25 and graph, and their reports.",
+                       no_args_is_help=True)
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _relative_to_repo(path: Path) -> str:
+    """Stamp paths relative to the repository, so a results file stays checkable from any clone."""
+    import os
+
+    return os.path.relpath(path.resolve(), REPO_ROOT)
+
+
+@eval_app.command("run")
+@handle_errors
+def run(
+    dataset: Annotated[Path, typer.Option("--dataset", "-d", exists=True, help="BEIR folder, multi-hop folder "
+                                          "(corpus.json + queries.jsonl) or golden-set .json file.")],
+    ablate: Annotated[bool, typer.Option("--ablate", help="Every non-empty subset of dense,bm25,graph "
+                                         "(each also with rerank when a reranker loads).")] = False,
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N questions (the corpus stays whole).")]
+    = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Results JSON (default: "
+                                                "eval/results/<dataset>.json).")] = None,
+    answers: Annotated[bool | None, typer.Option("--answers/--no-answers", help="Also gate and answer each "
+                                                 "question (default: golden sets only).")] = None,
+) -> None:
+    """Ingest a dataset into its own data home, build its graph, and ask every question.
+
+    The corpus lives under KGRAG_HOME/eval/<dataset> with its own embedded database, so your own
+    documents are never mixed in; a second run reuses it (unchanged documents are skipped).
+
+    Example:  kgrag eval run --dataset ../shared/data/scifact --ablate --limit 100
+    """
+    from eval.datasets import load_dataset
+    from eval.runner import run_eval
+
+    ds = load_dataset(dataset).subset(limit)
+    base = load_settings()
+    settings = base.model_copy(update={"home": base.home / "eval" / ds.name, "database": DatabaseSettings()})
+    out = output or REPO_ROOT / "eval" / "results" / f"{ds.name}.json"
+    with Runtime(settings) as rt, progress_bar("eval") as progress:
+        tasks: dict[str, int] = {}
+
+        def on_progress(stage: str, done: int, total: int) -> None:
+            key = stage.split(" (")[0]
+            if key not in tasks:
+                tasks[key] = progress.add_task(stage, total=total)
+            progress.update(tasks[key], completed=done, total=total, description=stage)
+
+        results = run_eval(rt, ds, ablate=ablate, answers=answers, progress=on_progress,
+                           dataset_path=_relative_to_repo(dataset))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    console.print(f"results: {out}")
+    console.print(f"report:  kgrag eval report {out}")
+
+
+@eval_app.command("report")
+@handle_errors
+def report(
+    results: Annotated[Path, typer.Argument(exists=True, help="A results JSON from `kgrag eval run`.")],
+    markdown_out: Annotated[Path | None, typer.Option("--markdown", "-m", help="Write the table here.")] = None,
+    chart_out: Annotated[Path | None, typer.Option("--chart", "-c", help="Write a PNG bar chart here.")] = None,
+    readme: Annotated[Path | None, typer.Option("--update", help="Replace the <!-- eval:NAME --> block of this "
+                                                "Markdown file (e.g. README.md) with the table.")] = None,
+) -> None:
+    """Print the ablation table (recomputed from the raw rows) and optionally write it and a chart.
+
+    Example:  kgrag eval report eval/results/scifact.json --chart docs/scifact.png --update README.md
+    """
+    from eval.report import chart, load_results, markdown, update_block
+
+    data = load_results(results)
+    table = markdown(data, source=_relative_to_repo(results))
+    console.print(table, markup=False, highlight=False)
+    if markdown_out:
+        markdown_out.write_text(table)
+    if chart_out:
+        chart(data, chart_out)
+        console.print(f"chart: {chart_out}")
+    if readme:
+        readme.write_text(update_block(readme.read_text(), data["stamp"]["dataset"]["name"], table))
+        console.print(f"updated the {data['stamp']['dataset']['name']} table in {readme}")
+
+
+@eval_app.command("check")
+@handle_errors
+def check(
+    results: Annotated[list[Path], typer.Argument(exists=True, help="Results files to check.")],
+) -> None:
+    """Fail when a results file's stamp disagrees with the current default config or its data.
+
+    Example:  kgrag eval check eval/results/*.json
+    """
+    from core.settings import Settings
+    from eval.report import check_stamp, load_results
+
+    stale = False
+    for path in results:
+        problems = check_stamp(load_results(path), settings=Settings(_env_file=None), repo_root=REPO_ROOT)
+        for p in problems:
+            console.print(f"[red]stale:[/] {path}: {p}")
+        stale |= bool(problems)
+        if not problems:
+            console.print(f"[green]ok[/] {path}")
+    if stale:
+        console.print("fix: rerun `kgrag eval run` for it and regenerate its tables with `kgrag eval report`")
+        raise typer.Exit(1)

@@ -1,0 +1,122 @@
+"""Hostile and broken inputs: each gets a clear per-file error (or is handled) and nothing half-stored remains."""
+
+from __future__ import annotations
+
+import io
+import threading
+from pathlib import Path
+
+import pytest
+from fpdf import FPDF
+from pypdf import PdfReader, PdfWriter
+
+from core.runtime import Runtime
+from core.settings import IngestSettings
+from ingest.loaders import load_text
+from ingest.pipeline import Ingestor
+
+
+def ingestor_for(rt: Runtime, **limits: int) -> Ingestor:
+    s = rt.settings
+    return Ingestor(rt.store, rt.checked_embedder(), s.chunking, s.embedding, IngestSettings(**limits))
+
+
+def text_pdf(text: str) -> bytes:
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=12)
+    pdf.add_page()
+    pdf.multi_cell(0, 10, text)
+    return bytes(pdf.output())
+
+
+def failures(report) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return {Path(src).name: reason for src, reason in report.failed}
+
+
+def test_encrypted_and_textless_pdfs_are_refused_with_the_fix(runtime: Runtime, tmp_path: Path) -> None:
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(text_pdf("Secret plans for the harbour."))))
+    writer.encrypt("hunter2")
+    encrypted = io.BytesIO()
+    writer.write(encrypted)
+    (tmp_path / "locked.pdf").write_bytes(encrypted.getvalue())
+    blank = FPDF()
+    blank.add_page()
+    blank.rect(20, 20, 100, 60, style="F")  # a drawing, no text layer
+    (tmp_path / "scan.pdf").write_bytes(bytes(blank.output()))
+    (tmp_path / "fine.pdf").write_bytes(text_pdf("Kelp forests grow along the coast."))
+
+    report = ingestor_for(runtime).ingest_paths([tmp_path])
+
+    failed = failures(report)
+    assert "encrypted PDF" in failed["locked.pdf"] and "decrypt" in failed["locked.pdf"]
+    assert "no text layer" in failed["scan.pdf"] and "OCR" in failed["scan.pdf"]
+    assert [Path(s).name for s in report.added] == ["fine.pdf"]
+    assert len(runtime.store.list_documents()) == 1
+
+
+def test_a_file_over_the_size_limit_is_refused_before_it_is_read(runtime: Runtime, tmp_path: Path) -> None:
+    big = tmp_path / "huge.txt"
+    with open(big, "wb") as fh:  # 100 MB of real text
+        line = b"The harbour crane lifted another container onto the quay.\n"
+        fh.write(line * (100_000_000 // len(line) + 1))
+    (tmp_path / "small.txt").write_text("A small note about Bergen.")
+
+    report = ingestor_for(runtime).ingest_paths([tmp_path])
+
+    failed = failures(report)
+    assert "above the 52 MB limit" in failed["huge.txt"] and "KGRAG_INGEST__MAX_FILE_BYTES" in failed["huge.txt"]
+    assert [Path(s).name for s in report.added] == ["small.txt"]
+
+
+def test_deeply_nested_html_is_handled(runtime: Runtime, tmp_path: Path) -> None:
+    depth = 50_000
+    html = "<html><head><title>Deep</title></head><body>" + "<div>" * depth + "Buried treasure near Turku."
+    html += "</div>" * depth + "</body></html>"
+    (tmp_path / "deep.html").write_text(html)
+
+    report = ingestor_for(runtime).ingest_paths([tmp_path])
+
+    if report.failed:  # refusing is acceptable if it says why
+        assert "nested too deeply" in report.failed[0][1]
+    else:
+        texts = [c.text for c in runtime.store.iter_chunks()]
+        assert any("Buried treasure near Turku." in t for t in texts)
+
+
+def test_file_names_with_control_characters_are_ingested(runtime: Runtime, tmp_path: Path) -> None:
+    odd = tmp_path / "weird\tname\x1b[31m.md"
+    odd.write_text("# Odd\n\nA file with a strange name about Tallinn.")
+    report = ingestor_for(runtime).ingest_paths([tmp_path])
+    assert len(report.added) == 1 and not report.failed
+    assert runtime.store.list_documents()[0].source == str(odd.resolve())
+
+
+def test_the_same_document_written_twice_at_once_is_stored_once(runtime: Runtime) -> None:
+    ingestor = ingestor_for(runtime)
+    doc = load_text("Aalto Shipyards built the Kelpie. " * 50, source="upload:same.txt", title="same")
+    drafts = ingestor.chunker.chunk_pages(doc.pages)
+    vectors = runtime.embedder.encode([d.text for d in drafts])
+    outcomes: list[str] = []
+    barrier = threading.Barrier(4)
+
+    def write() -> None:
+        barrier.wait()
+        outcomes.append(runtime.store.write_document(doc, drafts, vectors, ingest_key=ingestor.ingest_key).outcome)
+
+    threads = [threading.Thread(target=write) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+    assert sorted(outcomes) == ["added", "unchanged", "unchanged", "unchanged"]
+    assert len(runtime.store.list_documents()) == 1
+    assert runtime.store.count_chunks() == len(drafts)
+
+
+@pytest.mark.parametrize("payload", [b"\x00\x01\x02\x03" * 100, b"\xff\xfe\x00\x00garbage"])
+def test_binary_content_named_txt_is_refused(runtime: Runtime, tmp_path: Path, payload: bytes) -> None:
+    (tmp_path / "blob.txt").write_bytes(payload)
+    report = ingestor_for(runtime).ingest_paths([tmp_path])
+    assert "binary" in failures(report)["blob.txt"]
+    assert runtime.store.list_documents() == []
