@@ -59,18 +59,32 @@ class DenseRetriever:
         )
 
     def search(self, vector: np.ndarray, k: int, filters: Filters) -> tuple[list[tuple[int, float]], bool]:
-        """(chunk id, cosine distance) nearest first, and whether the exact fallback was needed."""
-        where, params = filters_sql(filters)
-        join = "" if filters.empty else " JOIN documents d ON d.id = c.document_id"
         with self.db.transaction() as conn:
-            conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
-                         " set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true)",
-                         (str(ef_search_for(k)), str(MAX_SCAN_TUPLES)))
-            rows = _fetch(conn, _ANN_SQL.format(join=join, where=where), [vector, *params, k])
-            if len(rows) >= k or filters.empty:
-                return rows, False
-            # `+ 0` hides the operator from the planner, so no index scan: exact over filtered rows.
-            return _fetch(conn, _EXACT_SQL.format(join=join, where=where), [vector, *params, k]), True
+            return search_on(conn, vector, k, filters)
+
+
+def search_on(conn: Any, vector: np.ndarray, k: int, filters: Filters) -> tuple[list[tuple[int, float]], bool]:
+    """(chunk id, cosine distance) nearest first, and whether the exact fallback was needed.
+
+    Must run inside a transaction: the scan settings are SET LOCAL, so they end with it and never
+    leak to the next user of the pooled connection.
+    """
+    where, params = filters_sql(filters)
+    join = "" if filters.empty else " JOIN documents d ON d.id = c.document_id"
+    conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
+                 " set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true)",
+                 (str(ef_search_for(k)), str(MAX_SCAN_TUPLES)))
+    rows = _fetch(conn, ann_sql(filters), [vector, *params, k])
+    if len(rows) >= k or filters.empty:
+        return rows, False
+    # `+ 0` hides the operator from the planner, so no index scan: exact over the filtered rows.
+    return _fetch(conn, _EXACT_SQL.format(join=join, where=where), [vector, *params, k]), True
+
+
+def ann_sql(filters: Filters) -> str:
+    where, _ = filters_sql(filters)
+    join = "" if filters.empty else " JOIN documents d ON d.id = c.document_id"
+    return _ANN_SQL.format(join=join, where=where)
 
 
 _ANN_SQL = (

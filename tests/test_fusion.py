@@ -1,0 +1,100 @@
+"""Reciprocal rank fusion: the arithmetic, worked by hand, and its ordering rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.types import Hit
+from retrieval.fusion import FusedHit, reciprocal_rank_fusion
+
+
+def _hits(signal: str, *chunk_ids: int) -> list[Hit]:
+    return [Hit(chunk_id=c, signal=signal, rank=i, score=10.0 - i) for i, c in enumerate(chunk_ids, 1)]
+
+
+def test_two_lists_hand_computed() -> None:
+    # dense: 1, 2, 3   bm25: 3, 4, 1   (k = 60)
+    fused = reciprocal_rank_fusion({"dense": _hits("dense", 1, 2, 3), "bm25": _hits("bm25", 3, 4, 1)}, k=60)
+    scores = {h.chunk_id: h.score for h in fused}
+    assert scores[1] == pytest.approx(1 / 61 + 1 / 63)  # 0.032266
+    assert scores[3] == pytest.approx(1 / 63 + 1 / 61)  # same value, chunk 1 wins the tie by id
+    assert scores[2] == pytest.approx(1 / 62)  # 0.016129
+    assert scores[4] == pytest.approx(1 / 62)
+    assert [h.chunk_id for h in fused] == [1, 3, 2, 4]
+    assert scores[1] == scores[3]  # bit-identical: the tie is a real tie
+
+
+def test_small_k_hand_computed() -> None:
+    fused = reciprocal_rank_fusion({"a": _hits("a", 7, 8), "b": _hits("b", 8)}, k=1)
+    assert [(h.chunk_id, h.score) for h in fused] == [(8, pytest.approx(1 / 3 + 1 / 2)), (7, pytest.approx(0.5))]
+
+
+def test_chunk_in_both_lists_beats_chunks_first_in_one() -> None:
+    # 9 is second in both lists; 1 and 5 are each first in one: 2/62 = 0.03226 > 1/61 = 0.01639
+    fused = reciprocal_rank_fusion({"dense": _hits("dense", 1, 9), "bm25": _hits("bm25", 5, 9)})
+    assert fused[0].chunk_id == 9
+    assert fused[0].score == pytest.approx(2 / 62)
+    assert fused[0].ranks == {"dense": 2, "bm25": 2}
+
+
+def test_weights_scale_each_signal() -> None:
+    lists = {"dense": _hits("dense", 1, 2), "bm25": _hits("bm25", 2, 1)}
+    fused = reciprocal_rank_fusion(lists, k=60, weights={"bm25": 2.0})
+    scores = {h.chunk_id: h.score for h in fused}
+    assert scores[2] == pytest.approx(1 / 62 + 2 / 61)
+    assert scores[1] == pytest.approx(1 / 61 + 2 / 62)
+    assert [h.chunk_id for h in fused] == [2, 1]
+    only_dense = reciprocal_rank_fusion(lists, weights={"bm25": 0.0})
+    assert [h.chunk_id for h in only_dense] == [1, 2]
+
+
+def test_tie_breaks_by_best_rank_then_chunk_id() -> None:
+    lists = {
+        "a": [Hit(10, "a", 1, 1.0), Hit(20, "a", 2, 1.0)],
+        "b": [Hit(20, "b", 1, 1.0), Hit(10, "b", 2, 1.0)],
+    }
+    fused = reciprocal_rank_fusion(lists)
+    assert fused[0].score == fused[1].score
+    assert [h.chunk_id for h in fused] == [10, 20]  # same best rank (1): lower id first
+    # k=1: chunk 5 at rank 3 with weight 2 → 2/4 = 0.5; chunk 9 at rank 1 → 1/2 = 0.5 (exact in binary).
+    # Equal scores, so the better best rank wins over the lower id.
+    fused3 = reciprocal_rank_fusion({"a": [Hit(5, "a", 3, 0.0)], "b": [Hit(9, "b", 1, 0.0)]}, k=1,
+                                    weights={"a": 2.0})
+    assert fused3[0].score == fused3[1].score == 0.5
+    assert [h.chunk_id for h in fused3] == [9, 5]
+
+
+def test_fused_hits_keep_per_signal_ranks_and_scores() -> None:
+    fused = reciprocal_rank_fusion({"dense": [Hit(3, "dense", 2, 0.81)], "bm25": [Hit(3, "bm25", 5, 12.5)],
+                                    "graph": []})
+    (hit,) = fused
+    assert hit == FusedHit(3, pytest.approx(1 / 62 + 1 / 65), {"dense": 2, "bm25": 5},
+                           {"dense": 0.81, "bm25": 12.5})
+    assert hit.best_rank == 2
+    with pytest.raises(AttributeError):
+        hit.score = 1.0  # type: ignore[misc]
+
+
+def test_any_number_of_lists_and_duplicates_count_once() -> None:
+    lists = {s: _hits(s, 1, 2) for s in ("a", "b", "c", "d")}
+    lists["a"] = [*lists["a"], Hit(1, "a", 3, 0.0)]  # a repeat of chunk 1 at a worse rank is ignored
+    fused = reciprocal_rank_fusion(lists, k=10)
+    assert fused[0].chunk_id == 1 and fused[0].score == pytest.approx(4 / 11)
+    assert fused[0].ranks["a"] == 1
+    assert fused[1].score == pytest.approx(4 / 12)
+
+
+def test_empty_and_invalid_inputs() -> None:
+    assert reciprocal_rank_fusion({}) == []
+    assert reciprocal_rank_fusion({"dense": []}) == []
+    with pytest.raises(ValueError, match="k must be"):
+        reciprocal_rank_fusion({"a": _hits("a", 1)}, k=0)
+    with pytest.raises(ValueError, match="negative"):
+        reciprocal_rank_fusion({"a": _hits("a", 1)}, weights={"a": -1.0})
+
+
+def test_order_does_not_depend_on_list_order() -> None:
+    a, b, c = _hits("a", 1, 2, 3, 4), _hits("b", 4, 3, 2, 1), _hits("c", 2, 4, 1, 3)
+    first = reciprocal_rank_fusion({"a": a, "b": b, "c": c})
+    second = reciprocal_rank_fusion({"c": c, "a": a, "b": b})
+    assert [(h.chunk_id, h.score) for h in first] == [(h.chunk_id, h.score) for h in second]
