@@ -30,14 +30,13 @@ def serve(
 ) -> None:
     """Serve the REST API: queries with cited answers, document upload, graph builds.
 
-    Set KGRAG_API__API_KEYS='["a-long-random-key"]' to require `Authorization: Bearer <key>`;
-    with no keys the server only listens on localhost unless you pass --allow-no-auth. Answers come
-    from Gemini when GEMINI_API_KEY (or Vertex AI settings) is set, else from the extractive answerer.
-    The interactive API description is at http://HOST:PORT/docs.
+    Set KGRAG_API__API_KEYS='["a-long-random-key"]' to require `Authorization: Bearer <key>` on every
+    /v1 route. With no keys the server listens only on localhost, unless you pass --allow-no-auth.
+
+    Answers come from Gemini when GEMINI_API_KEY (or Vertex AI settings) is set, otherwise from the
+    offline extractive answerer. Routes are described at http://HOST:PORT/docs (see docs/api.md).
 
     Example:  kgrag serve --port 8080
-              curl -s localhost:8080/v1/query -H 'content-type: application/json' \\
-                   -d '{"question": "Who founded Polar Cells?"}'
     """
     import uvicorn
 
