@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +42,7 @@ class Linker:
         self.labels = frozenset(labels)
         self.fuzzy_threshold = fuzzy_threshold
         self._disable = disabled_for(nlp, LINK_COMPONENTS) if nlp is not None else []
+        self._nlp_lock = threading.Lock()  # spaCy does not promise thread-safe calls; NER takes ~4 ms
         from spacy.lang.en.stop_words import STOP_WORDS
 
         self._stop = frozenset(STOP_WORDS)
@@ -60,7 +62,8 @@ class Linker:
     def _ner_spans(self, question: str) -> list[tuple[str, int, int]]:
         if self.nlp is None:
             return []
-        doc = self.nlp(question, disable=self._disable)
+        with self._nlp_lock:
+            doc = self.nlp(question, disable=self._disable)
         return [(e.text, e.start_char, e.end_char) for e in doc.ents if e.label_ in self.labels]
 
     def _ngrams(self, words: list[tuple[str, int, int]], covered: list[bool], graph: LoadedGraph,

@@ -196,3 +196,66 @@ def test_interrupted_build_keeps_the_old_file_and_the_next_build_finishes(
     resumed = build(runtime, nlp)
     assert resumed.chunks_processed == 10
     assert path.read_bytes() == before
+
+
+_KILLABLE_BUILD = """
+import sys, time
+import kg.build
+from core.runtime import Runtime
+from core.settings import DatabaseSettings, Settings
+from kg.nlp import load_spacy
+from kg.store import GraphStore
+
+kg.build.DOCUMENTS_BATCH_CHUNKS = 1
+settings = Settings(_env_file=None, home=sys.argv[1], database=DatabaseSettings(url=sys.argv[2]))
+
+def slow(_n):
+    print("batch", flush=True)
+    time.sleep(0.3)
+
+with Runtime(settings) as rt:
+    kg.build.build_graph(GraphStore(rt.db), settings.graph, settings.graph_path,
+                         load_spacy(settings.graph.spacy_model), rebuild=True, on_progress=slow)
+"""
+
+
+def test_kill_9_during_a_build_leaves_the_old_file_and_releases_the_lock(runtime: Runtime, nlp: Any) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    ingest_folder(runtime)
+    build(runtime, nlp)
+    path = runtime.settings.graph_path
+    before = path.read_bytes()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _KILLABLE_BUILD, str(runtime.settings.home), str(runtime.settings.database.url)],
+        stdout=subprocess.PIPE, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    try:
+        assert proc.stdout is not None
+        for _ in range(3):
+            assert proc.stdout.readline().strip() == "batch"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    assert path.read_bytes() == before
+    assert 3 <= GraphStore(runtime.db).counts()["processed_chunks"] < 12
+    resumed = _build_when_unlocked(runtime, nlp)  # the dead build's lock goes with its connection
+    assert 0 < resumed.chunks_processed <= 9
+    assert path.read_bytes() == before
+
+
+def _build_when_unlocked(rt: Runtime, nlp: Any, timeout: float = 20.0) -> Any:
+    """Postgres ends a killed client's session a moment after the socket closes; then the lock is free."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return build(rt, nlp)
+        except BuildLockedError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
