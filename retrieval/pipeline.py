@@ -58,6 +58,8 @@ class PipelineResult:
     timings: dict[str, float]
     """Seconds: per signal ("dense", with sub-stages as "dense.embed"), "fusion", "fetch", "rerank", "total"."""
     explanations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    hit_counts: dict[str, int] = field(default_factory=dict)
+    """Candidates each signal returned before fusion (tells "ran but found nothing" from "ran")."""
 
     @property
     def warnings(self) -> list[str]:
@@ -127,7 +129,8 @@ class QueryPipeline:
         statuses[RERANK] = rerank_status
         hits = tuple(_passage(i, h, chunks[h.chunk_id], score) for i, (h, score) in enumerate(final, 1))
         explanations = {s: r.explanation for s, (r, _) in results.items() if r.explanation}
-        return PipelineResult(question, wanted, hits, statuses, timings, explanations)
+        hit_counts = {s: len(r.hits) for s, (r, _) in results.items()}
+        return PipelineResult(question, wanted, hits, statuses, timings, explanations, hit_counts)
 
     def _check(self, question: str, signals: Sequence[str] | None, top_k: int | None) -> tuple[str, ...]:
         if not question.strip():

@@ -1,0 +1,215 @@
+"""The three-signal ablation: every non-empty subset of {dense, bm25, graph}, with and without rerank.
+
+A run ingests the dataset's corpus (a no-op for what is already stored unchanged), brings the
+graph up to date, then asks every question through the real query pipeline once per
+configuration. The results file keeps the raw per-question output (ranked units, latency,
+graph flags, refusals) next to a stamp naming the corpus fingerprint, the full config and its
+hash, the git commit and the model versions; reports are recomputed from the raw rows.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import platform
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from core.runtime import Runtime
+from eval.datasets import Dataset, EvalQuestion, unit_of_source
+from eval.metrics import dedupe, keyword_recall
+from ingest.pipeline import Ingestor
+from retrieval.answer.base import complete
+from retrieval.answer.factory import make_answerer
+from retrieval.answer.grounded import gate, passages_from
+from retrieval.pipeline import PipelineResult, QueryPipeline, build_pipeline
+
+SIGNALS = ("dense", "bm25", "graph")
+RESULTS_FORMAT = 1
+RANKED_DEPTH = 10
+"""Units kept per question: enough for every metric (the deepest is @10)."""
+CHUNK_DEPTH = 30
+"""Chunks asked of the pipeline per question, so that ``RANKED_DEPTH`` distinct units remain."""
+
+Progress = Callable[[str, int, int], None]
+"""(stage description, done, total)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunConfig:
+    signals: tuple[str, ...]
+    rerank: bool
+
+    @property
+    def name(self) -> str:
+        return "+".join(self.signals) + (" +rerank" if self.rerank else "")
+
+
+def run_configs(*, ablate: bool, rerank_available: bool, default_signals: Sequence[str]) -> list[RunConfig]:
+    """All 7 signal subsets (×2 with a reranker) under --ablate; else just the default configuration."""
+    subsets = (
+        [tuple(c) for n in range(1, 4) for c in itertools.combinations(SIGNALS, n)] if ablate
+        else [tuple(s for s in SIGNALS if s in default_signals)]
+    )
+    reranks = [False, True] if rerank_available else [False]
+    return [RunConfig(s, r) for s in subsets for r in reranks]
+
+
+def prepare_corpus(rt: Runtime, dataset: Dataset, progress: Progress | None = None) -> dict[str, Any]:
+    """Ingest (unchanged documents are skipped cheaply) and bring the graph up to date."""
+    from kg.build import build_graph
+    from kg.nlp import load_spacy
+    from kg.store import GraphStore
+
+    ingestor = Ingestor.from_runtime(rt)
+    docs = list(dataset.documents())
+    done = 0
+
+    def on_file(_source: str) -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            progress("ingesting corpus", done, len(docs))
+
+    report = ingestor.ingest_documents(docs, on_file=on_file)
+    if report.failed:
+        raise RuntimeError(f"{len(report.failed)} documents of {dataset.name} failed to ingest: {report.failed[:3]}")
+    total = 0
+
+    def on_total(n: int) -> None:
+        nonlocal total
+        total = n
+
+    built = 0
+
+    def on_graph(n: int) -> None:
+        nonlocal built
+        built += n
+        if progress:
+            progress("building graph", built, total)
+
+    nlp = load_spacy(rt.settings.graph.spacy_model)
+    graph = build_graph(GraphStore(rt.db), rt.settings.graph, rt.settings.graph_path, nlp,
+                        on_total=on_total, on_progress=on_graph)
+    return {
+        "documents": len(docs), "documents_ingested_now": len(report.added) + len(report.replaced),
+        "chunks": rt.store.count_chunks(), "corpus_version": rt.store.corpus_version(),
+        "graph": {"entities": graph.entities, "edges": graph.edges, "relations": graph.relations,
+                  "file_bytes": graph.file_bytes, "build_seconds_now": round(graph.seconds, 2)},
+        "spacy_model": f"{rt.settings.graph.spacy_model} {nlp.meta.get('version', '?')}",
+    }
+
+
+def reranker_available(pipeline: QueryPipeline) -> tuple[bool, str]:
+    if pipeline.reranker is None:
+        return False, "reranking is disabled in the settings"
+    outcome = pipeline.reranker.score("probe", ["probe"])
+    return outcome.status.state == "ran", outcome.status.reason
+
+
+def question_row(q: EvalQuestion, result: PipelineResult, refused: bool | None, answer_text: str | None
+                 ) -> dict[str, Any]:
+    """The raw output kept per question: everything a metric is computed from, nothing aggregated."""
+    units = dedupe(unit_of_source(h.source) for h in result.hits)[:RANKED_DEPTH]
+    top5 = result.hits[:5]
+    graph_status = result.statuses.get("graph")
+    linked = result.explanations.get("graph", {}).get("linked_entities", [])
+    row: dict[str, Any] = {
+        "id": q.id, "ranked": units,
+        "latency_ms": round(result.timings.get("total", 0.0) * 1000, 2),
+        "stage_ms": {k: round(v * 1000, 2) for k, v in result.timings.items() if "." not in k},
+    }
+    if "graph" in result.signals:
+        row["graph_fired"] = bool(graph_status and graph_status.state == "ran" and linked
+                                  and result.hit_counts.get("graph", 0) > 0)
+        row["graph_only_top5"] = any(set(h.ranks) == {"graph"} for h in top5)
+    if q.keywords:
+        text = answer_text if answer_text is not None else " ".join(h.text for h in top5)
+        row["keyword_recall"] = round(keyword_recall(text, q.keywords), 4)
+    if refused is not None:
+        row["refused"] = refused
+    return row
+
+
+def run_eval(rt: Runtime, dataset: Dataset, *, ablate: bool, answers: bool | None = None,
+             progress: Progress | None = None, dataset_path: str | None = None) -> dict[str, Any]:
+    """``answers`` (default: only for golden sets) also runs the gate and the answerer per question."""
+    answers = dataset.format == "golden" if answers is None else answers
+    corpus = prepare_corpus(rt, dataset, progress)
+    pipeline = build_pipeline(rt)
+    try:
+        rerank_ok, rerank_reason = reranker_available(pipeline)
+        configs = run_configs(ablate=ablate, rerank_available=rerank_ok,
+                              default_signals=rt.settings.retrieval.signals)
+        answerer = make_answerer(rt.settings.answer, embedder=rt.embedder) if answers else None
+        runs = []
+        total = len(configs) * len(dataset.questions)
+        done = 0
+        for cfg in configs:
+            rows = []
+            for q in dataset.questions:
+                result = pipeline.run(q.text, signals=cfg.signals, top_k=CHUNK_DEPTH, rerank=cfg.rerank)
+                refused, text = None, None
+                if answerer is not None:
+                    decision = gate(result, rt.settings)
+                    refused = decision.verdict == "refuse"
+                    if not refused:
+                        passages = passages_from(result.hits, rt.settings.answer.max_passages)
+                        text = complete(answerer, q.text, passages).text
+                rows.append(question_row(q, result, refused, text))
+                done += 1
+                if progress:
+                    progress(f"asking ({cfg.name})", done, total)
+            runs.append({"name": cfg.name, "signals": list(cfg.signals), "rerank": cfg.rerank, "questions": rows})
+    finally:
+        pipeline.close()
+    return {
+        "format": RESULTS_FORMAT,
+        "stamp": stamp(rt, dataset, dataset_path=dataset_path, corpus=corpus,
+                       reranker={"model": rt.settings.rerank.model, "available": rerank_ok, "reason": rerank_reason},
+                       answerer=type(answerer).__name__ if answerer else None),
+        "qrels": {q.id: {"relevant": sorted(q.relevant), "should_refuse": q.should_refuse, "kind": q.kind,
+                         "keywords": list(q.keywords)} for q in dataset.questions},
+        "runs": runs,
+    }
+
+
+def git_commit(repo: Path) -> dict[str, Any]:
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True,
+                             check=True).stdout.strip()
+        dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo,
+                                    capture_output=True, text=True, check=True).stdout.strip())
+    except (OSError, subprocess.CalledProcessError):
+        return {"commit": None, "dirty": None}
+    return {"commit": sha, "dirty": dirty}
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def stamp(rt: Runtime, dataset: Dataset, *, dataset_path: str | None, corpus: dict[str, Any],
+          reranker: dict[str, Any], answerer: str | None) -> dict[str, Any]:
+    settings = rt.settings
+    return {
+        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "dataset": {"name": dataset.name, "format": dataset.format, "path": dataset_path or str(dataset.path),
+                    "fingerprint": dataset.fingerprint(), "questions": len(dataset.questions)},
+        "corpus": corpus,
+        "config": settings.fingerprint_config(),
+        "config_hash": settings.config_hash(),
+        "git": git_commit(Path(__file__).resolve().parent.parent),
+        "models": {"embedding": {"name": settings.embedding.model, "dim": rt.embedder.dim},
+                   "spacy": corpus.get("spacy_model"), "reranker": reranker, "answerer": answerer},
+        "versions": {"python": platform.python_version(),
+                     **{d: _version(d) for d in ("kgrag", "torch", "sentence-transformers", "spacy", "bm25s",
+                                                 "networkx", "psycopg", "pgvector")}},
+    }

@@ -1,0 +1,140 @@
+"""The full ablation end to end on a small real set, reports, and the staleness check."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from api.cli import app
+from core.models import Embedder
+from core.runtime import Runtime
+from core.settings import DatabaseSettings, Settings
+from eval.datasets import load_dataset
+from eval.report import aggregate, chart, check_stamp, embedded_block, markdown, update_block
+from eval.runner import run_eval
+from tests.conftest import REPO_ROOT, create_database
+
+GOLDEN = REPO_ROOT / "eval" / "golden" / "examples.json"
+ALL_SUBSETS = {"dense", "bm25", "graph", "dense+bm25", "dense+graph", "bm25+graph", "dense+bm25+graph"}
+
+
+@pytest.fixture(scope="module")
+def golden_results(pg_server: str, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One real ablation run shared by this module's tests (they only read it, or copy it first)."""
+    settings = Settings(_env_file=None, home=tmp_path_factory.mktemp("eval-home"),
+                        database=DatabaseSettings(url=create_database(pg_server)))
+    with Runtime(settings, embedder=embedder) as rt:
+        return run_eval(rt, load_dataset(GOLDEN), ablate=True, dataset_path="eval/golden/examples.json")
+
+
+def test_ablation_runs_every_signal_subset_through_the_pipeline(golden_results: dict[str, Any]) -> None:
+    runs = {r["name"]: r for r in golden_results["runs"]}
+    assert set(runs) == ALL_SUBSETS  # no reranker weights offline: the stamp says why, no rerank rows
+    assert golden_results["stamp"]["models"]["reranker"]["available"] is False
+    assert golden_results["stamp"]["models"]["reranker"]["reason"]
+    n_questions = len(load_dataset(GOLDEN).questions)
+    for run in runs.values():
+        assert len(run["questions"]) == n_questions
+        assert all(len(q["ranked"]) == len(set(q["ranked"])) for q in run["questions"])
+        assert all("refused" in q for q in run["questions"])
+    graph_rows = runs["graph"]["questions"]
+    assert all("graph_fired" in q for q in graph_rows)
+    assert "graph_fired" not in runs["dense+bm25"]["questions"][0]
+
+    graph_alone = aggregate(runs["graph"], golden_results["qrels"])
+    fused = aggregate(runs["dense+bm25+graph"], golden_results["qrels"])
+    assert graph_alone["graph_fired"] and graph_alone["graph_fired"] >= 0.5  # the graph signal fires
+    assert graph_alone["recall@5"] and graph_alone["recall@5"] > 0.3
+    assert fused["recall@5"] is not None and fused["recall@5"] >= 0.6
+    assert fused["refusal_accuracy"] is not None and fused["false_refusals"] is not None
+    stamp = golden_results["stamp"]
+    assert stamp["corpus"]["documents"] == 12 and stamp["corpus"]["graph"]["entities"] > 10
+    assert stamp["config_hash"] == Settings(_env_file=None).config_hash()
+
+
+def test_report_table_and_chart_come_from_the_raw_rows(golden_results: dict[str, Any], tmp_path: Path) -> None:
+    table = markdown(golden_results, source="results.json")
+    for name in ALL_SUBSETS:
+        assert f"| {name} |" in table
+    assert golden_results["stamp"]["dataset"]["fingerprint"] in table
+    assert golden_results["stamp"]["config_hash"] in table
+
+    # Change the raw rows and the table follows: nothing is read from stored aggregates.
+    tampered = copy.deepcopy(golden_results)
+    for run in tampered["runs"]:
+        for q in run["questions"]:
+            q["ranked"] = []
+    assert "| dense | 0.000 | 0.000 | 0.000 | 0.000 | 0.000 | 0.000 | 0.000 |" in markdown(tampered, source="x")
+
+    png = tmp_path / "chart.png"
+    chart(golden_results, png)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+
+
+def test_staleness_check_catches_a_tampered_stamp(golden_results: dict[str, Any]) -> None:
+    settings = Settings(_env_file=None)
+    assert check_stamp(golden_results, settings=settings, repo_root=REPO_ROOT) == []
+
+    old_chunking = copy.deepcopy(golden_results)
+    old_chunking["stamp"]["config"]["chunking"]["size"] = 512
+    assert any("config" in p for p in check_stamp(old_chunking, settings=settings, repo_root=REPO_ROOT))
+
+    other_hash = copy.deepcopy(golden_results)
+    other_hash["stamp"]["config_hash"] = "0123456789abcdef"
+    assert any("config hash" in p for p in check_stamp(other_hash, settings=settings, repo_root=REPO_ROOT))
+
+    other_data = copy.deepcopy(golden_results)
+    other_data["stamp"]["dataset"]["fingerprint"] = "ffffffffffffffff"
+    assert any("fingerprint" in p for p in check_stamp(other_data, settings=settings, repo_root=REPO_ROOT))
+
+    changed_default = settings.model_copy(update={"chunking": settings.chunking.model_copy(update={"size": 128})})
+    assert check_stamp(golden_results, settings=changed_default, repo_root=REPO_ROOT)
+
+
+def test_cli_report_updates_a_marked_block_and_check_flags_stale_files(
+    golden_results: dict[str, Any], tmp_path: Path
+) -> None:
+    golden_results = copy.deepcopy(golden_results)
+    results = tmp_path / "examples.json"
+    results.write_text(json.dumps(golden_results))
+    doc = tmp_path / "README.md"
+    doc.write_text("intro\n<!-- eval:examples -->\nold table\n<!-- /eval:examples -->\nend\n")
+    runner = CliRunner()
+    out = runner.invoke(app, ["eval", "report", str(results), "--update", str(doc)], env={"COLUMNS": "200"})
+    assert out.exit_code == 0, out.output
+    block = embedded_block(doc.read_text(), "examples")
+    assert block is not None and "old table" not in block and "| dense+bm25+graph |" in block
+    assert doc.read_text().startswith("intro\n") and doc.read_text().endswith("end\n")
+
+    ok = runner.invoke(app, ["eval", "check", str(results)])
+    assert ok.exit_code == 0, ok.output
+    golden_results["stamp"]["config_hash"] = "stale"
+    results.write_text(json.dumps(golden_results))
+    stale = runner.invoke(app, ["eval", "check", str(results)])
+    assert stale.exit_code == 1 and "stale" in stale.output
+
+
+def test_update_block_needs_its_markers() -> None:
+    with pytest.raises(Exception, match="eval:scifact"):
+        update_block("no markers here", "scifact", "table")
+
+
+COMMITTED = sorted((REPO_ROOT / "eval" / "results").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=[p.stem for p in COMMITTED])
+def test_committed_results_match_the_current_config_data_and_readme(path: Path) -> None:
+    """A committed results file is regenerated when the config or data changes, and so is its table."""
+    results = json.loads(path.read_text())
+    assert check_stamp(results, settings=Settings(_env_file=None), repo_root=REPO_ROOT) == []
+    readme = (REPO_ROOT / "README.md").read_text()
+    block = embedded_block(readme, results["stamp"]["dataset"]["name"])
+    assert block == markdown(results, source=f"eval/results/{path.name}"), (
+        f"README's table for {path.stem} is not what `kgrag eval report eval/results/{path.name} --update "
+        "README.md` generates"
+    )
