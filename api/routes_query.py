@@ -29,7 +29,7 @@ from api.schemas import (
 from core.errors import InvalidInputError, KgragError
 from core.settings import Settings
 from retrieval.answer import Answer
-from retrieval.answer.grounded import answer_stream, gate
+from retrieval.answer.grounded import answer_stream, gate, grounded_answer
 from retrieval.gate import GateDecision
 from retrieval.pipeline import PipelineResult
 
@@ -95,9 +95,7 @@ def query(body: QueryRequest, res: ResourcesDep) -> QueryResponse:
     answer: Answer | None = None
     t0 = time.perf_counter()
     if body.answer:
-        for event in answer_stream(result, decision, res.answerer, res.settings):
-            if isinstance(event, Answer):
-                answer = event
+        answer = grounded_answer(result, decision, res.answerer, res.settings)
     return _response(retrieval, result, answer, time.perf_counter() - t0)
 
 

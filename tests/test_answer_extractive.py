@@ -34,8 +34,8 @@ def test_extractive_answer_works_without_an_embedder() -> None:
 
 
 def test_split_sentences_and_citation_forms() -> None:
-    assert split_sentences("One sentence here. Two sentences here!\nA third line here") == [
-        "One sentence here.", "Two sentences here!", "A third line here"]
+    text = "# A heading line\nThe first sentence is here. Too short.\nA third line goes here"
+    assert split_sentences(text) == ["The first sentence is here.", "A third line goes here"]
     citations, unresolved = resolve_citations("x [1][2] y [2; 1] z [3]", number_passages(CHUNKS))
     assert [c.number for c in citations] == [1, 2] and unresolved == (3,)
 

@@ -70,9 +70,12 @@ def test_stream_sends_numbered_passages_and_resolves_citations() -> None:
     assert final.unresolved == ()
 
 
-def test_citation_to_a_missing_passage_is_reported_not_resolved() -> None:
+def test_complete_uses_one_generate_content_call_and_reports_bad_citations() -> None:
     with running_standin(lambda prompt: "It is high [2, 9].") as standin:
         answer = complete(_answerer(standin.base_url), "q", number_passages(CHUNKS))
+    assert [r.method for r in standin.requests] == ["generateContent"]
+    assert "[3] Mountains, page 6\nLake Victoria" in standin.requests[0].prompt
+    assert answer.mode == "generative" and answer.text == "It is high [2, 9]."
     assert [c.chunk_id for c in answer.citations] == [202]
     assert answer.unresolved == (9,)
 

@@ -139,7 +139,9 @@ def test_gemini_answer_through_the_api(make_settings: Callable[..., Settings], e
             body = c.post("/v1/query", json={"question": QUESTION, "top_k": 5}).json()
             with c.stream("POST", "/v1/query/stream", json={"question": QUESTION, "top_k": 5}) as r:
                 events = parse_sse(r.read().decode())
-    (request, _) = standin.requests
+    request, streamed = standin.requests
+    assert (request.method, streamed.method) == ("generateContent", "streamGenerateContent")
+    assert streamed.prompt == request.prompt
     assert "[1] " in request.prompt and "[3] " in request.prompt and "[4] " not in request.prompt
     assert f"Question: {QUESTION}" in request.prompt
     answer = body["answer"]

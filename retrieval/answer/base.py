@@ -78,18 +78,28 @@ class Answerer(Protocol):
 
     name: str
 
-    def stream(self, question: str, passages: Sequence[Passage]) -> Iterator[AnswerEvent]: ...
+    def stream(self, question: str, passages: Sequence[Passage]) -> Iterator[AnswerEvent]:
+        """Text deltas as they are produced, then exactly one final Answer."""
+        ...
+
+    def answer(self, question: str, passages: Sequence[Passage]) -> Answer:
+        """The final Answer only (a backend may answer in one round trip instead of streaming)."""
+        ...
 
 
-def complete(answerer: Answerer, question: str, passages: Sequence[Passage]) -> Answer:
-    """Drain a stream into its final Answer (for callers that do not stream)."""
+def drain(events: Iterator[AnswerEvent]) -> Answer:
     final: Answer | None = None
-    for event in answerer.stream(question, passages):
+    for event in events:
         if isinstance(event, Answer):
             final = event
     if final is None:  # pragma: no cover - every answerer ends with an Answer
-        raise RuntimeError(f"answerer {answerer.name} ended without an answer")
+        raise RuntimeError("the answer stream ended without an answer")
     return final
+
+
+def complete(answerer: Answerer, question: str, passages: Sequence[Passage]) -> Answer:
+    """The answer without streaming (eval, and /v1/query)."""
+    return answerer.answer(question, passages)
 
 
 def number_passages(chunks: Sequence[ChunkRecord]) -> tuple[Passage, ...]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.models import Embedder
-from retrieval.answer.base import Answer, AnswerEvent, Passage, refusal, resolve_citations
+from retrieval.answer.base import Answer, AnswerEvent, Passage, drain, refusal, resolve_citations
 
 EXTRACTIVE_NOTICE = "Extractive answer (no answer model is configured; these are the most relevant sentences):"
 
@@ -92,3 +92,6 @@ class ExtractiveAnswerer:
         text = "".join(pieces)
         citations, unresolved = resolve_citations(text, passages)
         yield Answer(text=text, citations=citations, mode="extractive", model=self.name, unresolved=unresolved)
+
+    def answer(self, question: str, passages: Sequence[Passage]) -> Answer:
+        return drain(self.stream(question, passages))

@@ -67,31 +67,47 @@ class GeminiAnswerer:
         self.model = model
         self.name = f"gemini:{model}"
 
-    def stream(self, question: str, passages: Sequence[Passage]) -> Iterator[AnswerEvent]:
+    def _config(self) -> Any:
         from google.genai import types
 
-        config = types.GenerateContentConfig(system_instruction=SYSTEM_INSTRUCTION, temperature=0.2)
+        return types.GenerateContentConfig(system_instruction=SYSTEM_INSTRUCTION, temperature=0.2)
+
+    def stream(self, question: str, passages: Sequence[Passage]) -> Iterator[AnswerEvent]:
         parts: list[str] = []
         block_reason = ""
         try:
             for chunk in self.client.models.generate_content_stream(
-                model=self.model, contents=build_prompt(question, passages), config=config
+                model=self.model, contents=build_prompt(question, passages), config=self._config()
             ):
                 delta = chunk.text or ""
                 if delta:
                     parts.append(delta)
                     yield delta
-                feedback = getattr(chunk, "prompt_feedback", None)
-                if feedback is not None and feedback.block_reason:
-                    block_reason = str(feedback.block_reason)
+                block_reason = block_reason or _block_reason(chunk)
         except Exception as exc:
             raise _model_error(exc, self.model) from exc
-        text = "".join(parts).strip()
+        yield self._final("".join(parts), block_reason, passages)
+
+    def answer(self, question: str, passages: Sequence[Passage]) -> Answer:
+        try:
+            response = self.client.models.generate_content(
+                model=self.model, contents=build_prompt(question, passages), config=self._config()
+            )
+        except Exception as exc:
+            raise _model_error(exc, self.model) from exc
+        return self._final(response.text or "", _block_reason(response), passages)
+
+    def _final(self, text: str, block_reason: str, passages: Sequence[Passage]) -> Answer:
+        text = text.strip()
         if not text:
             why = f" (blocked: {block_reason})" if block_reason else ""
-            yield refusal(f"The answer model returned no text{why}.", model=self.name)
-            return
-        yield finish(text, passages, model=self.name)
+            return refusal(f"The answer model returned no text{why}.", model=self.name)
+        return finish(text, passages, model=self.name)
+
+
+def _block_reason(response: Any) -> str:
+    feedback = getattr(response, "prompt_feedback", None)
+    return str(feedback.block_reason) if feedback is not None and feedback.block_reason else ""
 
 
 def finish(text: str, passages: Sequence[Passage], *, model: str) -> Answer:

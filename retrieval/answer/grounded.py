@@ -57,3 +57,11 @@ def answer_stream(
         if isinstance(event, Answer) and decision.verdict == "warn":
             event = dataclasses.replace(event, warning=decision.reason)
         yield event
+
+
+def grounded_answer(result: PipelineResult, decision: GateDecision, answerer: Answerer, settings: Settings) -> Answer:
+    """The same as ``answer_stream`` without the deltas (one model round trip)."""
+    if decision.verdict == "refuse":
+        return refusal(decision.reason)
+    answer = answerer.answer(result.question, passages_from(result.hits, settings.answer.max_passages))
+    return dataclasses.replace(answer, warning=decision.reason) if decision.verdict == "warn" else answer
