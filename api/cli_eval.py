@@ -87,7 +87,7 @@ def report(
 
     data = load_results(results)
     table = markdown(data, source=_relative_to_repo(results))
-    console.print(table, markup=False, highlight=False)
+    console.print(table, markup=False, highlight=False, soft_wrap=True)
     if markdown_out:
         markdown_out.write_text(table)
     if chart_out:

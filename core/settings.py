@@ -163,6 +163,9 @@ class Settings(BaseSettings):
             "graph": self.graph.model_dump(mode="json"),
             "retrieval": self.retrieval.model_dump(mode="json"),
             "rerank": self.rerank.model_dump(mode="json"),
+            "answer_gate": self.answer.model_dump(
+                mode="json", include={"min_rerank_score", "min_fused_score", "min_dense_similarity",
+                                      "on_weak_evidence", "max_passages"}),
         }
 
     def config_hash(self) -> str:
