@@ -77,9 +77,12 @@ class QueryPipeline:
         *,
         unavailable: Mapping[str, StageStatus] | None = None,
         reranker: Reranker | None = None,
+        default_signals: Sequence[str] | None = None,
         max_workers: int = 8,
     ) -> None:
+        """``default_signals``: what a query gets when it names none (default settings.retrieval.signals)."""
         self.store = store
+        self.default_signals = tuple(default_signals or settings.retrieval.signals)
         self.settings = settings
         self.retrievers = dict(retrievers)
         self.unavailable = dict(unavailable or {})
@@ -137,7 +140,7 @@ class QueryPipeline:
             raise InvalidInputError("the question is empty", fix="ask something, e.g. kgrag query \"who founded X?\"")
         if top_k is not None and top_k < 1:
             raise InvalidInputError(f"top_k must be at least 1 (got {top_k})", fix="pass --top-k 5")
-        wanted = tuple(dict.fromkeys(signals or self.settings.retrieval.signals))
+        wanted = tuple(dict.fromkeys(signals or self.default_signals))
         unknown = [s for s in wanted if s not in KNOWN_SIGNALS]
         if unknown or not wanted:
             raise InvalidInputError(f"unknown signals {unknown or '(none given)'}",
@@ -227,7 +230,7 @@ def build_pipeline(rt: Runtime, *, signals: Sequence[str] | None = None, max_wor
             unavailable["graph"] = status
     reranker = Reranker(settings.rerank, device=settings.embedding.device) if settings.rerank.enabled else None
     return QueryPipeline(rt.store, settings, retrievers, unavailable=unavailable, reranker=reranker,
-                         max_workers=max_workers)
+                         default_signals=wanted, max_workers=max_workers)
 
 
 def _graph_retriever(rt: Runtime) -> tuple[Retriever | None, StageStatus]:
