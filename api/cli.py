@@ -11,6 +11,7 @@ from rich.table import Table
 from api.cli_common import console, err_console, handle_errors, progress_bar, runtime
 from api.cli_eval import eval_app
 from api.cli_graph import graph_app
+from api.cli_query import query
 from api.cli_serve import serve
 from api.doctor import run_checks
 from ingest.pipeline import Ingestor
@@ -30,6 +31,7 @@ app.add_typer(documents_app, name="documents")
 app.add_typer(graph_app, name="graph")
 app.add_typer(eval_app, name="eval")
 app.command("serve")(serve)
+app.command("query")(query)
 
 
 @app.command()
