@@ -56,7 +56,7 @@ class GraphRetriever:
         timings["link"] = t2 - t1
         explanation: dict[str, Any] = {
             "linked_entities": [_linked_json(e) for e in linked], "traversal": self.settings.traversal,
-            "graph_corpus_version": graph.corpus_version,
+            "graph_corpus_version": graph.corpus_version, "stale": bool(status.reason),
         }
         if not linked:
             reason = "no entity in the question matched the graph"
@@ -77,16 +77,21 @@ class GraphRetriever:
     def _hits(self, graph: LoadedGraph, linked: list[LinkedEntity], query: Query,
               timings: dict[str, float]) -> tuple[Hit, ...]:
         t0 = time.perf_counter()
-        scored = score(graph, linked, traversal=self.settings.traversal, damping=self.settings.ppr_damping,
-                       hops=self.settings.hops, limit=max(query.k, 1) * OVERFETCH)
-        t1 = time.perf_counter()
-        chunk_ids = graph.chunk_ids[scored.chunk_columns].tolist()
-        where, params = filters_sql(query.filters)
-        allowed = self.graph_store.allowed_chunks(chunk_ids, where, params)
-        t2 = time.perf_counter()
-        keep = [(col, cid, s) for col, cid, s in zip(scored.chunk_columns.tolist(), chunk_ids,
-                                                      scored.chunk_scores.tolist(), strict=True)
-                if cid in allowed][: query.k]
+        limit = max(query.k, 1) * OVERFETCH
+        while True:
+            scored = score(graph, linked, traversal=self.settings.traversal, damping=self.settings.ppr_damping,
+                           hops=self.settings.hops, limit=limit)
+            t1 = time.perf_counter()
+            chunk_ids = graph.chunk_ids[scored.chunk_columns].tolist()
+            where, params = filters_sql(query.filters)
+            allowed = self.graph_store.allowed_chunks(chunk_ids, where, params)
+            t2 = time.perf_counter()
+            keep = [(col, cid, s) for col, cid, s in zip(scored.chunk_columns.tolist(), chunk_ids,
+                                                          scored.chunk_scores.tolist(), strict=True)
+                    if cid in allowed][: query.k]
+            if len(keep) >= query.k or len(chunk_ids) < limit or limit >= len(graph.chunk_ids):
+                break
+            limit = len(graph.chunk_ids)  # a narrow filter: look at every reached chunk once
         why = explain(graph, linked, scored, [col for col, _, _ in keep])
         hits = tuple(
             Hit(chunk_id=cid, signal=SIGNAL, rank=rank, score=s, explanation={
