@@ -108,10 +108,17 @@ class AnswerSettings(BaseModel):
     gemini_model: str = "gemini-3.8-flash"
     gemini_api_key: SecretStr | None = None
     gemini_base_url: str | None = Field(default=None, description="Override the Gemini endpoint (tests, proxies).")
-    min_rerank_score: float = 0.0
-    min_fused_score: float = 0.02
+    min_rerank_score: float = Field(
+        default=0.0, description="Gate on the best cross-encoder score (logits for ms-marco models; 0 = p 0.5)."
+    )
+    min_fused_score: float = Field(
+        default=0.0, ge=0.0, le=1.0,
+        description="Gate on the best fused score, normalised so 1.0 = rank 1 in every signal that ran. "
+        "RRF is rank-only, so it cannot spot an out-of-corpus question: off (0) by default.",
+    )
     min_dense_similarity: float = Field(
-        default=0.0, description="Gate on the best dense cosine when rerank did not run (RRF scores are rank-only)."
+        default=0.40, description="Gate on the best dense cosine when rerank did not run; calibrated for "
+        "all-MiniLM-L6-v2 (recalibrate for another embedding model).",
     )
     on_weak_evidence: Literal["refuse", "warn"] = "refuse"
     max_passages: int = Field(default=5, ge=1)
