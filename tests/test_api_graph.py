@@ -8,7 +8,7 @@ from collections.abc import Callable
 from fastapi.testclient import TestClient
 
 from core.models import Embedder
-from core.settings import Settings
+from core.settings import RetrievalSettings, Settings
 from tests.test_api_query import ingest_examples
 from tests.test_api_support import api_settings, client_for
 
@@ -24,7 +24,8 @@ def wait_for(client: TestClient, job_id: str, timeout: float = 120) -> dict[str,
 
 
 def test_build_job_then_export(make_settings: Callable[..., Settings], embedder: Embedder) -> None:
-    with client_for(api_settings(make_settings), embedder) as client:
+    settings = api_settings(make_settings, retrieval=RetrievalSettings())  # all three signals
+    with client_for(settings, embedder) as client:
         missing = client.get("/v1/graph/export", params={"format": "json"})
         assert missing.status_code == 409 and "POST /v1/graph/build" in missing.json()["fix"]
 
@@ -47,3 +48,9 @@ def test_build_job_then_export(make_settings: Callable[..., Settings], embedder:
         assert graphml.status_code == 200 and graphml.content.startswith(b"<?xml")
         bad = client.get("/v1/graph/export", params={"format": "pdf"})
         assert bad.status_code == 422
+
+        # The running server's graph retriever picks up the graph the job just wrote.
+        body = client.post("/v1/query", json={"question": "Which company did Tomas Berg start?",
+                                              "signals": ["graph"], "answer": False}).json()
+        assert body["stages"]["graph"]["state"] == "ran", body["stages"]
+        assert body["hits"] and all(h["ranks"].keys() == {"graph"} for h in body["hits"])
