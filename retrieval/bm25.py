@@ -244,6 +244,9 @@ class BM25Retriever:
         self._index: BM25Index | None = None
         self._build_lock = threading.Lock()
 
+    def warm(self) -> None:
+        self.current_index()
+
     def current_index(self) -> BM25Index:
         """The index for the database's corpus version, rebuilt if the corpus changed since."""
         version = self.store.corpus_version()

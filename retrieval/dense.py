@@ -43,6 +43,9 @@ class DenseRetriever:
         self._embedder = embedder  # called lazily: a BM25-only query never loads the model
         self.settings = settings
 
+    def warm(self) -> None:
+        self._embedder()
+
     def retrieve(self, query: Query) -> RetrievalResult:
         t0 = time.perf_counter()
         vector = self._embedder().encode_query(query.text)

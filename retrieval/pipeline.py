@@ -9,6 +9,7 @@ query goes on with the rest.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import time
 from collections.abc import Mapping, Sequence
@@ -25,7 +26,7 @@ from retrieval.base import Query, RetrievalResult, Retriever, StageStatus
 from retrieval.bm25 import BM25Retriever
 from retrieval.dense import DenseRetriever
 from retrieval.fusion import FusedHit, reciprocal_rank_fusion
-from retrieval.rerank import Reranker
+from retrieval.rerank import Reranker, RerankerUnavailable
 
 KNOWN_SIGNALS = ("dense", "bm25", "graph")
 RERANK = "rerank"
@@ -88,6 +89,20 @@ class QueryPipeline:
         self.unavailable = dict(unavailable or {})
         self.reranker = reranker
         self._executor = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="kgrag-retrieve")
+
+    def warm(self) -> None:
+        """Load what the first query would otherwise wait for (call it at API startup).
+
+        A reranker that cannot be loaded is not an error here: its remembered reason is what
+        every query's rerank status reports.
+        """
+        for retriever in self.retrievers.values():
+            warm = getattr(retriever, "warm", None)
+            if callable(warm):
+                warm()
+        if self.reranker is not None:
+            with contextlib.suppress(RerankerUnavailable):
+                self.reranker.load()
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)

@@ -6,6 +6,7 @@ import json
 import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,7 @@ from core.models import Embedder
 from core.runtime import Runtime
 from core.types import Filters
 from retrieval.base import Query, RetrievalResult
+from retrieval.bm25 import load_index
 from retrieval.pipeline import PipelineResult, QueryPipeline, build_pipeline
 
 try:
@@ -139,6 +141,15 @@ def test_graph_signal_reports_its_own_status_without_a_graph(corpus_rt: Runtime)
     assert result.signals == ("dense", "bm25", "graph")
     assert result.statuses["graph"].state != "ran" and result.statuses["graph"].reason
     assert RARE_TERM_DOC[0] in [h.source for h in result.hits[:2]]  # BM25's first ties dense's first
+
+
+def test_warm_builds_the_bm25_index_before_the_first_query(corpus_rt: Runtime, tmp_path: Path) -> None:
+    settings = corpus_rt.settings.model_copy(update={"home": tmp_path / "home"})
+    with Runtime(settings, embedder=corpus_rt.embedder) as rt, build_pipeline(rt, signals=("bm25",)) as p:
+        assert load_index(settings.index_dir / "bm25") is None
+        p.warm()
+        index = load_index(settings.index_dir / "bm25")
+        assert index is not None and index.corpus_version == rt.store.corpus_version()
 
 
 def test_invalid_requests_are_refused(pipe: QueryPipeline) -> None:
