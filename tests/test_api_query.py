@@ -108,6 +108,10 @@ def test_out_of_corpus_question_is_refused(client: TestClient) -> None:
     assert body["stages"]["answer"]["state"] == "skipped"
     dense = next(c for c in body["gate"]["checks"] if c["name"] == "dense_similarity")
     assert not dense["passed"]
+    with client.stream("POST", "/v1/query/stream", json={"question": OUT_OF_CORPUS}) as r:
+        events = parse_sse(r.read().decode())
+    assert [name for name, _ in events] == ["hits", "token", "done"]
+    assert events[1][1]["text"] == events[2][1]["answer"]["text"] == body["answer"]["text"]
 
 
 def test_weak_evidence_can_warn_instead(make_settings: Callable[..., Settings], embedder: Embedder) -> None:

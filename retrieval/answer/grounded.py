@@ -48,14 +48,23 @@ def passages_from(hits: Sequence[PassageHit], limit: int) -> tuple[Passage, ...]
 def answer_stream(
     result: PipelineResult, decision: GateDecision, answerer: Answerer, settings: Settings
 ) -> Iterator[AnswerEvent]:
-    """Text deltas, then the final Answer; a refusal when the gate says so (no model call at all)."""
+    """Text deltas, then the final Answer; a refusal when the gate says so (no model call at all).
+
+    An answer that arrives without deltas (a refusal) is sent as one delta first, so a client
+    that only renders the deltas still shows it."""
     if decision.verdict == "refuse":
-        yield refusal(decision.reason)
-        return
-    passages = passages_from(result.hits, settings.answer.max_passages)
-    for event in answerer.stream(result.question, passages):
-        if isinstance(event, Answer) and decision.verdict == "warn":
-            event = dataclasses.replace(event, warning=decision.reason)
+        events: Iterator[AnswerEvent] = iter((refusal(decision.reason),))
+    else:
+        events = answerer.stream(result.question, passages_from(result.hits, settings.answer.max_passages))
+    streamed = False
+    for event in events:
+        if isinstance(event, Answer):
+            if not streamed:
+                yield event.text
+            if decision.verdict == "warn":
+                event = dataclasses.replace(event, warning=decision.reason)
+        else:
+            streamed = True
         yield event
 
 
