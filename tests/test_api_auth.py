@@ -119,3 +119,15 @@ def test_cors_is_off_unless_configured(make_settings: Callable[..., Settings], e
     with client_for(settings, embedder) as c:
         r = c.options("/v1/query", headers=preflight)
         assert r.headers["access-control-allow-origin"] == "https://app.example"
+
+
+def test_app_owns_its_runtime_when_none_is_given(make_settings: Callable[..., Settings]) -> None:
+    from api.app import create_app
+
+    app = create_app(api_settings(make_settings))
+    with TestClient(app) as c:
+        assert c.get("/readyz").json()["ready"] is True
+        runtime = app.state.resources.runtime
+    assert runtime._db is None, "the lifespan closes the runtime it created"
+    with pytest.raises(ValueError):
+        create_app(api_settings(make_settings), runtime=runtime)

@@ -155,3 +155,41 @@ def test_gemini_answer_through_the_api(make_settings: Callable[..., Settings], e
     assert citation["title"] == "Skua drone"
     assert events[0][0] == "hits" and events[-1][0] == "done"
     assert events[-1][1]["citations"] == body["citations"]
+
+
+def test_gemini_failure_is_a_problem_and_an_error_event(make_settings: Callable[..., Settings], embedder: Embedder,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT"):
+        monkeypatch.delenv(name, raising=False)
+    with running_standin() as standin:
+        standin.status = 403
+        settings = api_settings(make_settings, answer=AnswerSettings(
+            backend="gemini", gemini_api_key="bad", gemini_base_url=standin.base_url))
+        with client_for(settings, embedder) as c:
+            ingest_examples(c)
+            r = c.post("/v1/query", json={"question": QUESTION})
+            with c.stream("POST", "/v1/query/stream", json={"question": QUESTION}) as s:
+                events = parse_sse(s.read().decode())
+    assert r.status_code == 503 and r.headers["content-type"] == "application/problem+json"
+    assert "403" in r.json()["detail"] and "GEMINI_API_KEY" in r.json()["fix"]
+    assert [name for name, _ in events] == ["hits", "error"]
+    assert events[1][1]["status"] == 503 and events[1][1]["fix"]
+
+
+def test_concurrent_queries_do_not_mix(client: TestClient) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    questions = {
+        "Where is Polar Cells headquartered?": "polar_cells.md",
+        "What is the capital of Estonia?": "tallinn.md",
+        QUESTION: ("skua_drone.md", "tomas_berg.txt"),
+        "What is the service code of the Skua drone?": "skua_drone.md",
+    }
+    def ask(q: str) -> dict[str, Any]:
+        return client.post("/v1/query", json={"question": q, "top_k": 3}).json()
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        bodies = list(pool.map(ask, list(questions) * 2))
+    for body in bodies:
+        assert body["hits"][0]["source"].endswith(questions[body["question"]])
+        assert all(c["chunk_id"] in {h["chunk_id"] for h in body["hits"]} for c in body["citations"])
