@@ -86,6 +86,10 @@ def test_limits(client: TestClient) -> None:
     body = assert_problem(client.post("/v1/documents", headers={**auth, "content-type": "application/json"},
                                       content=huge), 413)
     assert body["type"] == "urn:kgrag:problem:request-too-large"
+    # Chunked, with no Content-Length: counted as it arrives and refused once over.
+    chunks = (b"y" * 65536 for _ in range(40))
+    assert_problem(client.post("/v1/documents", headers={**auth, "content-type": "application/json"},
+                               content=chunks), 413)
 
 
 def test_errors_are_problem_details(client: TestClient) -> None:
