@@ -37,6 +37,7 @@ def _build_resources(rt: Runtime) -> Resources:
     settings = rt.settings
     embedder = rt.checked_embedder()
     pipeline = build_pipeline(rt)
+    pipeline.warm()  # the BM25 index and the reranker load now, not on the first query
     answerer = make_answerer(settings.answer, embedder=embedder)
     ingestor = Ingestor(rt.store, embedder, settings.chunking, settings.embedding)
     log.info("answers by %s; signals %s", answerer.name, ",".join(settings.retrieval.signals))
