@@ -21,11 +21,11 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from core.runtime import Runtime  # noqa: E402
-from core.settings import Settings  # noqa: E402
-from core.types import LoadedDocument  # noqa: E402
-from ingest.loaders import load_text  # noqa: E402
-from ingest.pipeline import IngestReport, Ingestor  # noqa: E402
+from core.runtime import Runtime
+from core.settings import Settings
+from core.types import LoadedDocument
+from ingest.loaders import load_text
+from ingest.pipeline import Ingestor, IngestReport
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "data"
