@@ -30,7 +30,9 @@ system-deps:
 
 demo: setup
 	$(BIN)/kgrag ingest examples/
-	$(BIN)/kgrag documents list
+	$(BIN)/kgrag graph build
+	$(BIN)/kgrag query "Who founded the company that acquired Lumen Robotics?" --explain
+	$(BIN)/kgrag ask "Which shipyard built the research vessel of the Bergen Marine Institute?"
 
 test: setup system-deps
 	$(BIN)/ruff check .

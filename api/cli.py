@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from api.cli_ask import ask
 from api.cli_common import console, err_console, handle_errors, progress_bar, runtime
 from api.cli_eval import eval_app
 from api.cli_graph import graph_app
@@ -19,7 +20,7 @@ from ingest.pipeline import Ingestor
 app = typer.Typer(
     name="kgrag",
     help="Knowledge-graph-augmented RAG over your own documents.\n\n"
-    "Typical session:  kgrag ingest examples/  →  kgrag graph build  →  kgrag query \"…\"\n\n"
+    "Typical session:  kgrag ingest examples/  →  kgrag graph build  →  kgrag ask \"…\"\n\n"
     "Configuration comes from KGRAG_* environment variables or a .env file "
     "(e.g. KGRAG_HOME=./.kgrag, KGRAG_DATABASE__URL=postgresql://…).",
     no_args_is_help=True,
@@ -32,6 +33,7 @@ app.add_typer(graph_app, name="graph")
 app.add_typer(eval_app, name="eval")
 app.command("serve")(serve)
 app.command("query")(query)
+app.command("ask")(ask)
 
 
 @app.command()

@@ -1,0 +1,63 @@
+"""`kgrag ask`: a cited answer to a question, streamed to the terminal, with its sources."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from api.cli_common import console, err_console, handle_errors, runtime
+from api.cli_query import parse_signals
+from retrieval.answer.base import Answer
+from retrieval.answer.factory import make_answerer
+from retrieval.answer.grounded import answer_stream, gate
+from retrieval.pipeline import build_pipeline
+
+
+@handle_errors
+def ask(
+    question: Annotated[str, typer.Argument(help="The question, in quotes.")],
+    signals: Annotated[str | None, typer.Option(
+        "--signals", help="Comma-separated subset of dense,bm25,graph (default: all three).")] = None,
+    no_rerank: Annotated[bool, typer.Option("--no-rerank", help="Skip the cross-encoder.")] = False,
+) -> None:
+    """Answer QUESTION from your documents, citing the passages it rests on as [n].
+
+    Uses Gemini when GEMINI_API_KEY (or Vertex AI settings) is configured, else an offline
+    extractive answerer that quotes the most relevant sentences. When the evidence is too weak
+    the answer is a refusal ("The documents don't say"), never a guess.
+
+    Example:  kgrag ask "Who founded the company that acquired Lumen Robotics?"
+    """
+    wanted = parse_signals(signals)
+    with runtime() as rt, build_pipeline(rt, signals=wanted) as pipe:
+        result = pipe.run(question, signals=wanted, rerank=not no_rerank)
+        for line in result.warnings:
+            err_console.print(f"[bold yellow]warning:[/] {escape(line)}")
+        answerer = make_answerer(rt.settings.answer, embedder=rt.embedder)
+        final: Answer | None = None
+        for event in answer_stream(result, gate(result, rt.settings), answerer, rt.settings):
+            if isinstance(event, Answer):
+                final = event
+            else:
+                sys.stdout.write(event)
+                sys.stdout.flush()
+    sys.stdout.write("\n")
+    if final is None:  # pragma: no cover - every answer stream ends with an Answer
+        raise typer.Exit(1)
+    print_sources(final)
+
+
+def print_sources(answer: Answer) -> None:
+    if answer.warning:
+        err_console.print(f"[bold yellow]warning:[/] {escape(answer.warning)}")
+    if answer.refused:
+        return
+    console.print(f"[dim]({answer.mode} answer, {escape(answer.model)})[/]")
+    for c in answer.citations:
+        page = f", page {c.page}" if c.page is not None else ""
+        console.print(f"[bold][{c.number}][/] {escape(c.title)} — {escape(c.source)}{page} (chunk {c.chunk_id})")
+    for n in answer.unresolved:
+        err_console.print(f"[yellow]note:[/] the answer cites [{n}], which matches no passage")

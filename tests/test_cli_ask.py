@@ -1,0 +1,34 @@
+"""`kgrag ask` end to end: the README demo's last step (ingest → graph build → a cited answer)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from api.cli import app
+from tests.conftest import EXAMPLES_DIR
+
+
+def test_ask_answers_with_resolved_citations_and_refuses_what_the_corpus_lacks(
+    tmp_path: Path, fresh_database_url: str
+) -> None:
+    env = {"KGRAG_HOME": str(tmp_path / "home"), "KGRAG_DATABASE__URL": fresh_database_url, "COLUMNS": "200"}
+    runner = CliRunner()
+    assert runner.invoke(app, ["ingest", str(EXAMPLES_DIR)], env=env).exit_code == 0
+    built = runner.invoke(app, ["graph", "build"], env=env)
+    assert built.exit_code == 0, built.output
+
+    answered = runner.invoke(app, ["ask", "Which shipyard built the Kelpie research vessel?"], env=env)
+    assert answered.exit_code == 0, answered.output
+    assert "Aalto Shipyards" in answered.output
+    cited = set(re.findall(r"\[(\d+)\]", answered.output.split("\n(")[0]))
+    assert cited, answered.output
+    for n in cited:  # every [n] in the answer is listed with its source
+        assert re.search(rf"^\[{n}\] .+ — .+examples/.+ \(chunk \d+\)$", answered.output, re.MULTILINE)
+    assert "warning: rerank skipped" in answered.output  # no reranker weights offline: said, not hidden
+
+    refused = runner.invoke(app, ["ask", "What is the boiling point of liquid nitrogen?"], env=env)
+    assert refused.exit_code == 0
+    assert "The documents don't say." in refused.output and "[1]" not in refused.output
