@@ -7,6 +7,8 @@ HTTP is chunked, embedded and stored exactly like one ingested from disk.
 from __future__ import annotations
 
 import json
+import math
+import unicodedata
 from dataclasses import replace
 from pathlib import PurePath
 from typing import Annotated, Any
@@ -46,16 +48,67 @@ def _too_large(size: int, limit: int) -> RequestTooLargeError:
                                 fix="split it, or raise KGRAG_API__MAX_UPLOAD_BYTES")
 
 
+MAX_NAME_CHARS = 255
+MAX_OFFSET = 2**63 - 1
+"""Postgres OFFSET is a bigint: anything larger was a 500 (found by tests/test_api_fuzz.py)."""
+MAX_SOURCE_CHARS = 2000
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Control, format (bidi overrides, zero-width), surrogate, private-use, unassigned, line/paragraph separators."""
+
+
+def safe_filename(raw: str) -> str:
+    """The client's file name reduced to one plain name: it becomes the stored source and title, and
+    clients send anything here (``../../etc/passwd.txt``, ``C:\\x\\y.pdf``, NUL, bidi overrides).
+    Nothing is ever written under this name, but a source is shown to people and matched in
+    filters, so it must not look like a path, hide behind a leading dot, or carry invisible characters."""
+    name = unicodedata.normalize("NFC", raw).replace("\\", "/").rsplit("/", 1)[-1]
+    name = "".join(ch for ch in name if unicodedata.category(ch) not in _UNSAFE_CATEGORIES)
+    name = " ".join(name.split()).lstrip(".").strip()
+    if len(name) > MAX_NAME_CHARS:  # keep the extension: it picks the loader
+        stem, dot, suffix = name.rpartition(".")
+        name = stem[: MAX_NAME_CHARS - len(suffix) - 1] + dot + suffix if dot and len(suffix) < 16 \
+            else name[:MAX_NAME_CHARS]
+    return name
+
+
+def _refuse_nul(field: str, value: str) -> str:
+    """Postgres text and jsonb cannot hold NUL; refused here, the client learns which field, not a 500."""
+    if "\x00" in value:
+        raise InvalidInputError(f"the {field} contains a NUL character", fix=f"remove NUL (\\u0000) from the {field}")
+    return value
+
+
+def check_metadata(value: dict[str, Any]) -> dict[str, Any]:
+    """Metadata is stored as jsonb, which takes neither NUL in strings nor NaN/Infinity.
+
+    Walked with an explicit stack: a client decides how deep the JSON nests."""
+    stack: list[tuple[Any, str]] = [(value, "metadata")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            _refuse_nul(where, item)
+        elif isinstance(item, float) and not math.isfinite(item):
+            raise InvalidInputError(f"the {where} is {item}, which JSON storage cannot hold",
+                                    fix="send a finite number, or the value as a string")
+        elif isinstance(item, dict):
+            for key, sub in item.items():
+                _refuse_nul("metadata key", str(key))
+                stack.append((sub, f"metadata value of {str(key)[:40]!r}"))
+        elif isinstance(item, list):
+            stack.extend((sub, where) for sub in item)
+    return value
+
+
 def _metadata(raw: Any) -> dict[str, Any]:
     if raw in (None, ""):
         return {}
     try:
         value = json.loads(str(raw))
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise InvalidInputError("the metadata field is not valid JSON", fix='send e.g. {"team": "ops"}') from exc
     if not isinstance(value, dict):
         raise InvalidInputError("metadata must be a JSON object", fix='send e.g. {"team": "ops"}')
-    return value
+    return check_metadata(value)
 
 
 async def _from_multipart(request: Request, limit: int) -> LoadedDocument:
@@ -66,15 +119,18 @@ async def _from_multipart(request: Request, limit: int) -> LoadedDocument:
     data = await upload.read(limit + 1)
     if len(data) > limit:
         raise _too_large(len(data), limit)
-    name = PurePath(upload.filename).name
+    name = safe_filename(upload.filename)
     suffix = PurePath(name).suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
-        raise IngestError(f"{name} has an unsupported type {suffix or '(no extension)'}",
-                          fix=f"upload one of {', '.join(sorted(SUPPORTED_SUFFIXES))}")
-    source = str(form.get("source") or f"upload:{name}")
+        raise IngestError(f"{name or '(a file name with nothing left once cleaned)'} has an unsupported type "
+                          f"{suffix or '(no extension)'}", fix=f"upload one of {', '.join(sorted(SUPPORTED_SUFFIXES))}")
+    source = _refuse_nul("source", str(form.get("source") or f"upload:{name}"))
+    if len(source) > MAX_SOURCE_CHARS:
+        raise InvalidInputError(f"the source has {len(source)} characters, over the limit of {MAX_SOURCE_CHARS}",
+                                fix="send a shorter source (it is the document's identity, not its content)")
     meta = _metadata(form.get("metadata"))
+    title = _refuse_nul("title", str(form.get("title") or "")).strip()
     doc = await run_in_threadpool(load_bytes, data, source=source, suffix=suffix, default_title=PurePath(name).stem)
-    title = str(form.get("title") or "").strip()
     return replace(doc, title=title[:500] or doc.title, metadata={**doc.metadata, **meta})
 
 
@@ -87,7 +143,9 @@ async def _from_json(request: Request, limit: int) -> LoadedDocument:
     size = len(body.text.encode())
     if size > limit:
         raise _too_large(size, limit)
-    source = body.source or f"text:{content_hash(body.text.encode())[:16]}"
+    _refuse_nul("title", body.title)
+    check_metadata(body.metadata)
+    source = _refuse_nul("source", body.source or f"text:{content_hash(body.text.encode())[:16]}")
     return load_text(body.text, source=source, title=body.title or source, metadata=body.metadata)
 
 
@@ -122,7 +180,7 @@ async def upload_document(request: Request, res: ResourcesDep) -> IngestOut:
 
 @router.get("", response_model=DocumentList)
 def list_documents(res: ResourcesDep, limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-                   offset: Annotated[int, Query(ge=0)] = 0) -> DocumentList:
+                   offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0) -> DocumentList:
     docs = res.runtime.store.list_documents(limit=limit, offset=offset)
     return DocumentList(documents=[DocumentOut.of(d) for d in docs], limit=limit, offset=offset)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from core.types import DocumentRecord, Filters
 from retrieval.answer import Answer, Citation
@@ -23,6 +23,21 @@ class FiltersIn(BaseModel):
     document_ids: list[int] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)
     metadata: dict[str, str] = Field(default_factory=dict, description="Exact matches on document metadata.")
+
+    @field_validator("sources")
+    @classmethod
+    def _no_nul_in_sources(cls, v: list[str]) -> list[str]:
+        """These reach Postgres as text parameters, which cannot hold NUL: a clear 422, not a failed signal."""
+        if any("\x00" in s for s in v):
+            raise ValueError("a source contains a NUL character (\\u0000), which no stored source can")
+        return v
+
+    @field_validator("metadata")
+    @classmethod
+    def _no_nul_in_metadata(cls, v: dict[str, str]) -> dict[str, str]:
+        if any("\x00" in k or "\x00" in s for k, s in v.items()):
+            raise ValueError("a metadata key or value contains a NUL character (\\u0000), which stored metadata cannot")
+        return v
 
     def to_core(self) -> Filters:
         return Filters(tuple(self.document_ids), tuple(self.sources), tuple(sorted(self.metadata.items())))
