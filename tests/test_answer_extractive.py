@@ -51,3 +51,17 @@ def test_gate_uses_rerank_when_it_ran_else_fused_and_dense() -> None:
     assert assess(Evidence(0), s).verdict == "refuse"
     assert assess(Evidence(3, best_fused=1.0, best_dense=0.2), s.model_copy(update={"on_weak_evidence": "warn"})
                   ).verdict == "warn"
+
+
+def test_extractive_answer_draws_on_a_second_passage_and_names_pronoun_subjects(embedder: Embedder) -> None:
+    chunks = [
+        ChunkRecord(id=1, document_id=1, position=0, page=None, source="lumen.md", title="Lumen Robotics",
+                    text="Lumen Robotics was acquired by Northwind Dynamics. Lumen Robotics built robot arms. "
+                         "Lumen Robotics was based in Tallinn."),
+        ChunkRecord(id=2, document_id=2, position=0, page=None, source="northwind.md", title="Northwind Dynamics",
+                    text="It was founded by Ingrid Halvorsen in Bergen in 1998."),
+    ]
+    answer = complete(ExtractiveAnswerer(embedder, max_sentences=3),
+                      "Who founded the company that acquired Lumen Robotics?", number_passages(chunks))
+    assert "Northwind Dynamics: It was founded by Ingrid Halvorsen in Bergen in 1998. [2]" in answer.text
+    assert answer.text.count("[1]") == 2  # at most two sentences from one passage

@@ -31,12 +31,26 @@ _MIN_WORDS = 4
 _MAX_SENTENCE_CHARS = 400
 _LEXICAL_WEIGHT = 0.3
 _RANK_PENALTY = 0.02
+_MAX_PER_PASSAGE = 2
+
+
+_PRONOUN_START = re.compile(r"^(It|Its|He|His|She|Her|They|Their|The company|The firm)\b")
 
 
 @dataclass(frozen=True, slots=True)
 class _Sentence:
     passage: Passage
     text: str
+
+    @property
+    def in_context(self) -> str:
+        """The sentence with its passage's title: "Its best-known ship…" alone does not say whose."""
+        title = self.passage.title
+        return f"{title}: {self.text}" if title and title.lower() not in self.text.lower() else self.text
+
+    @property
+    def quoted(self) -> str:
+        return self.in_context if _PRONOUN_START.match(self.text) else self.text
 
 
 def split_sentences(text: str) -> list[str]:
@@ -67,12 +81,12 @@ class ExtractiveAnswerer:
         self.name = "extractive"
 
     def score(self, question: str, sentences: Sequence[_Sentence]) -> np.ndarray:
-        lexical = np.array([lexical_overlap(question, s.text) for s in sentences], dtype=np.float32)
+        lexical = np.array([lexical_overlap(question, s.in_context) for s in sentences], dtype=np.float32)
         rank = np.array([s.passage.number - 1 for s in sentences], dtype=np.float32)
         if self.embedder is None:
             semantic = np.zeros_like(lexical)
         else:
-            vecs = self.embedder.encode([question, *(s.text for s in sentences)])
+            vecs = self.embedder.encode([question, *(s.in_context for s in sentences)])
             semantic = vecs[1:] @ vecs[0]
         return semantic + _LEXICAL_WEIGHT * lexical - _RANK_PENALTY * rank
 
@@ -82,16 +96,30 @@ class ExtractiveAnswerer:
             yield refusal("No passage had a usable sentence.", model=self.name)
             return
         scores = self.score(question, sentences)
-        best = [sentences[i] for i in np.argsort(-scores, kind="stable")[: self.max_sentences]]
+        best = self._pick(sentences, scores)
         pieces = [EXTRACTIVE_NOTICE]
         yield EXTRACTIVE_NOTICE
         for s in best:
-            piece = f" {s.text} [{s.passage.number}]"
+            piece = f" {s.quoted} [{s.passage.number}]"
             pieces.append(piece)
             yield piece
         text = "".join(pieces)
         citations, unresolved = resolve_citations(text, passages)
         yield Answer(text=text, citations=citations, mode="extractive", model=self.name, unresolved=unresolved)
+
+    def _pick(self, sentences: Sequence[_Sentence], scores: np.ndarray) -> list[_Sentence]:
+        """Best first, at most two per passage: a multi-hop answer needs its second passage too."""
+        picked: list[_Sentence] = []
+        per_passage: dict[int, int] = {}
+        for i in np.argsort(-scores, kind="stable"):
+            s = sentences[int(i)]
+            if per_passage.get(s.passage.number, 0) >= _MAX_PER_PASSAGE:
+                continue
+            per_passage[s.passage.number] = per_passage.get(s.passage.number, 0) + 1
+            picked.append(s)
+            if len(picked) == self.max_sentences:
+                break
+        return picked
 
     def answer(self, question: str, passages: Sequence[Passage]) -> Answer:
         return drain(self.stream(question, passages))
