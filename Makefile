@@ -7,7 +7,7 @@ export TRANSFORMERS_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 export KGRAG_HOME ?= .kgrag/demo
 
-.PHONY: setup system-deps demo test lint bench clean
+.PHONY: setup system-deps demo eval test lint bench clean
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -33,6 +33,16 @@ demo: setup
 	$(BIN)/kgrag graph build
 	$(BIN)/kgrag query "Who founded the company that acquired Lumen Robotics?" --explain
 	$(BIN)/kgrag ask "Which shipyard built the research vessel of the Bergen Marine Institute?"
+
+# Regenerate the committed eval results and the README tables (tens of minutes on 2 cores).
+EVAL_HOME ?= .kgrag
+eval: setup
+	KGRAG_HOME=$(EVAL_HOME) $(BIN)/kgrag eval run --dataset eval/golden/examples.json --ablate -o eval/results/examples.json
+	KGRAG_HOME=$(EVAL_HOME) $(BIN)/kgrag eval run --dataset ../shared/data/scifact --ablate -o eval/results/scifact.json
+	KGRAG_HOME=$(EVAL_HOME) $(BIN)/kgrag eval run --dataset ../shared/data/2wikimultihopqa --ablate \
+	  -o eval/results/2wikimultihopqa.json
+	for f in eval/results/*.json; do \
+	  $(BIN)/kgrag eval report $$f --update README.md --chart docs/eval-$$(basename $$f .json).png || exit 1; done
 
 test: setup system-deps
 	$(BIN)/ruff check .
