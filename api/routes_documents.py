@@ -62,7 +62,8 @@ def safe_filename(raw: str) -> str:
     Nothing is ever written under this name, but a source is shown to people and matched in
     filters, so it must not look like a path, hide behind a leading dot, or carry invisible characters."""
     name = unicodedata.normalize("NFC", raw).replace("\\", "/").rsplit("/", 1)[-1]
-    name = "".join(ch for ch in name if unicodedata.category(ch) not in _UNSAFE_CATEGORIES)
+    name = "".join(" " if ch.isspace() else ch for ch in name
+                   if ch.isspace() or unicodedata.category(ch) not in _UNSAFE_CATEGORIES)
     name = " ".join(name.split()).lstrip(".").strip()
     if len(name) > MAX_NAME_CHARS:  # keep the extension: it picks the loader
         stem, dot, suffix = name.rpartition(".")
