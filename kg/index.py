@@ -38,7 +38,8 @@ class LoadedGraph:
     fuzzy_buckets: dict[tuple[str, int], tuple[str, ...]]
     """(first character, length) → names and aliases, so fuzzy matching only compares plausible keys."""
     adjacency: sp.csr_matrix
-    transition_t: sp.csr_matrix
+    transition: sp.csr_matrix
+    """Row-normalised adjacency: row i spreads i's relevance over its neighbours."""
     edge_labels: sp.csr_matrix
     """Same structure as ``adjacency``; value - 1 indexes ``relation_names`` (the edge's strongest relation)."""
     relation_names: tuple[str, ...]
@@ -96,7 +97,7 @@ def from_node_link(data: dict[str, Any], *, path: Path, signature: Signature) ->
     n = len(keys)
     adjacency = sp.csr_matrix((weights, (rows, cols)), shape=(n, n), dtype=np.float64)
     edge_labels = sp.csr_matrix((label_ids, (rows, cols)), shape=(n, n), dtype=np.int32)
-    transition_t = row_normalised(n, rows, cols, weights).T.tocsr()
+    transition = row_normalised(n, rows, cols, weights)
 
     chunk_set = sorted({c for node in nodes for c, _ in node["chunks"]})
     column = {c: j for j, c in enumerate(chunk_set)}
@@ -108,7 +109,7 @@ def from_node_link(data: dict[str, Any], *, path: Path, signature: Signature) ->
         path=path, signature=signature, manifest=data["graph"].get("manifest", {}), keys=keys,
         names=tuple(nd.get("name", nd["id"]) for nd in nodes), labels=tuple(nd.get("label", "") for nd in nodes),
         index=index, aliases={k: tuple(sorted(v)) for k, v in aliases.items()},
-        fuzzy_buckets={k: tuple(v) for k, v in buckets.items()}, adjacency=adjacency, transition_t=transition_t,
+        fuzzy_buckets={k: tuple(v) for k, v in buckets.items()}, adjacency=adjacency, transition=transition,
         edge_labels=edge_labels, relation_names=relation_names, entity_chunks=entity_chunks,
         chunk_entities=entity_chunks.T.tocsr(), chunk_ids=np.array(chunk_set, dtype=np.int64),
         document_frequency=df, max_name_tokens=max((k.count(" ") + 1 for k in (*keys, *aliases)), default=1),

@@ -12,7 +12,7 @@ import numpy as np
 
 from kg.index import LoadedGraph
 from kg.linking import LinkedEntity
-from kg.traversal import khop_scores, personalized_pagerank, shortest_paths
+from kg.traversal import khop_scores, ppr_push, shortest_paths
 
 Traversal = Literal["ppr", "khop"]
 
@@ -52,7 +52,7 @@ def score(graph: LoadedGraph, linked: list[LinkedEntity], *, traversal: Traversa
         empty = np.zeros(0)
         return Scored(seeds, empty.astype(np.int64), empty)
     if traversal == "ppr":
-        entity_scores = personalized_pagerank(graph.transition_t, seeds, damping=damping)
+        entity_scores = ppr_push(graph.transition, seeds, damping=damping)
     else:
         entity_scores = khop_scores(graph.adjacency, seeds, hops=hops)
     chunk_scores = graph.chunk_entities @ entity_scores

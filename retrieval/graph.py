@@ -63,7 +63,10 @@ class GraphRetriever:
             if status.reason:
                 reason = f"{reason}; {status.reason}"
             return RetrievalResult(SIGNAL, (), StageStatus("ran", reason), timings, explanation)
-        hits = self._hits(graph, linked, query, timings)
+        # A fresh graph cites only live chunks (every change bumps the corpus version), so the SQL
+        # check is needed only for filters or a stale graph; the pipeline re-fetches chunks anyway.
+        check = bool(status.reason) or not query.filters.empty
+        hits = self._hits(graph, linked, query, timings, check=check)
         timings["total"] = time.perf_counter() - t0
         return RetrievalResult(SIGNAL, hits, status, timings, explanation)
 
@@ -75,7 +78,7 @@ class GraphRetriever:
                                   f"now at {current}): run `kgrag graph build`")
 
     def _hits(self, graph: LoadedGraph, linked: list[LinkedEntity], query: Query,
-              timings: dict[str, float]) -> tuple[Hit, ...]:
+              timings: dict[str, float], *, check: bool) -> tuple[Hit, ...]:
         t0 = time.perf_counter()
         limit = max(query.k, 1) * OVERFETCH
         while True:
@@ -83,12 +86,11 @@ class GraphRetriever:
                            hops=self.settings.hops, limit=limit)
             t1 = time.perf_counter()
             chunk_ids = graph.chunk_ids[scored.chunk_columns].tolist()
-            where, params = filters_sql(query.filters)
-            allowed = self.graph_store.allowed_chunks(chunk_ids, where, params)
+            allowed = self._allowed(chunk_ids, query) if check else None
             t2 = time.perf_counter()
             keep = [(col, cid, s) for col, cid, s in zip(scored.chunk_columns.tolist(), chunk_ids,
                                                           scored.chunk_scores.tolist(), strict=True)
-                    if cid in allowed][: query.k]
+                    if allowed is None or cid in allowed][: query.k]
             if len(keep) >= query.k or len(chunk_ids) < limit or limit >= len(graph.chunk_ids):
                 break
             limit = len(graph.chunk_ids)  # a narrow filter: look at every reached chunk once
@@ -102,6 +104,11 @@ class GraphRetriever:
         )
         timings.update({"traverse": t1 - t0, "filter": t2 - t1, "explain": time.perf_counter() - t2})
         return hits
+
+
+    def _allowed(self, chunk_ids: list[int], query: Query) -> set[int]:
+        where, params = filters_sql(query.filters)
+        return self.graph_store.allowed_chunks(chunk_ids, where, params)
 
 
 def _linked_json(e: LinkedEntity) -> dict[str, Any]:
