@@ -39,6 +39,8 @@ class LoadedGraph:
     """(first character, length) → names and aliases, so fuzzy matching only compares plausible keys."""
     adjacency: sp.csr_matrix
     transition: sp.csr_matrix
+    degree: np.ndarray
+    """Edges per entity (at least 1): scales the push threshold, so hubs push only large residuals."""
     """Row-normalised adjacency: row i spreads i's relevance over its neighbours."""
     edge_labels: sp.csr_matrix
     """Same structure as ``adjacency``; value - 1 indexes ``relation_names`` (the edge's strongest relation)."""
@@ -110,6 +112,7 @@ def from_node_link(data: dict[str, Any], *, path: Path, signature: Signature) ->
         names=tuple(nd.get("name", nd["id"]) for nd in nodes), labels=tuple(nd.get("label", "") for nd in nodes),
         index=index, aliases={k: tuple(sorted(v)) for k, v in aliases.items()},
         fuzzy_buckets={k: tuple(v) for k, v in buckets.items()}, adjacency=adjacency, transition=transition,
+        degree=np.maximum(np.diff(transition.indptr), 1),
         edge_labels=edge_labels, relation_names=relation_names, entity_chunks=entity_chunks,
         chunk_entities=entity_chunks.T.tocsr(), chunk_ids=np.array(chunk_set, dtype=np.int64),
         document_frequency=df, max_name_tokens=max((k.count(" ") + 1 for k in (*keys, *aliases)), default=1),

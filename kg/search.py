@@ -12,7 +12,7 @@ import numpy as np
 
 from kg.index import LoadedGraph
 from kg.linking import LinkedEntity
-from kg.traversal import khop_scores, ppr_push, shortest_paths
+from kg.traversal import khop_scores, ppr_push, shortest_paths, spread_to_columns
 
 Traversal = Literal["ppr", "khop"]
 
@@ -36,26 +36,33 @@ class ChunkExplanation:
     """The relation on each step of ``path``."""
 
 
-def seed_vector(graph: LoadedGraph, linked: list[LinkedEntity]) -> np.ndarray:
+def seed_vector(graph: LoadedGraph, linked: list[LinkedEntity]) -> tuple[np.ndarray, np.ndarray]:
+    """The normalised seed distribution and its non-zero entries (so nothing scans all entities)."""
     seeds = np.zeros(len(graph.keys), dtype=np.float64)
     for e in linked:
         seeds[e.index] = max(seeds[e.index], e.score)
-    total = seeds.sum()
-    return seeds / total if total > 0 else seeds
+    ids = np.array(sorted({e.index for e in linked if e.score > 0}), dtype=np.int64)
+    total = seeds[ids].sum() if ids.size else 0.0
+    if total > 0:
+        seeds[ids] /= total
+    return seeds, ids
 
 
 def score(graph: LoadedGraph, linked: list[LinkedEntity], *, traversal: Traversal, damping: float,
           hops: int, limit: int) -> Scored:
     """The ``limit`` best chunk columns (into ``graph.chunk_ids``) with their scores, best first."""
-    seeds = seed_vector(graph, linked)
-    if not seeds.any():
+    seeds, seed_ids = seed_vector(graph, linked)
+    if not seed_ids.size:
         empty = np.zeros(0)
         return Scored(seeds, empty.astype(np.int64), empty)
     if traversal == "ppr":
-        entity_scores = ppr_push(graph.transition, seeds, damping=damping)
+        entity_scores, reached = ppr_push(graph.transition, seeds, damping=damping, degree=graph.degree,
+                                           seed_ids=seed_ids)
     else:
         entity_scores = khop_scores(graph.adjacency, seeds, hops=hops)
-    chunk_scores = graph.chunk_entities @ entity_scores
+        reached = np.flatnonzero(entity_scores)
+    support = reached[entity_scores[reached] > 0]
+    chunk_scores = spread_to_columns(graph.entity_chunks, support, entity_scores[support])
     nonzero = np.flatnonzero(chunk_scores > 0)
     if nonzero.size > limit:
         part = np.argpartition(-chunk_scores[nonzero], limit - 1)[:limit]

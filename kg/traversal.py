@@ -45,38 +45,70 @@ PUSH_EPSILON = 1e-5
 """Residual below which an entity's mass is not pushed further: bounds the work, not the ranking."""
 
 
-def ppr_push(transition: sp.csr_matrix, seeds: np.ndarray, *, damping: float,
-             epsilon: float = PUSH_EPSILON, max_rounds: int = PPR_MAX_ITER) -> np.ndarray:
+def ppr_push(transition: sp.csr_matrix, seeds: np.ndarray, *, damping: float, degree: np.ndarray | None = None,
+             seed_ids: np.ndarray | None = None, epsilon: float = PUSH_EPSILON,
+             max_rounds: int = PPR_MAX_ITER) -> tuple[np.ndarray, np.ndarray]:
     """Personalized PageRank by forward push (Andersen, Chung & Lang 2006), a frontier at a time.
 
-    An entity pushes its residual mass on only while it holds more than ``epsilon`` per edge, so a
-    query costs the seeds' neighbourhood and hubs push rarely; power iteration would pay for every
-    edge every round. ``transition`` is the row-normalised matrix (rows are sliced). Mass pushed
-    from an entity with no edges returns to the seeds.
+    An entity pushes its residual on only while it holds more than ``epsilon`` per edge, and only
+    entities the mass has reached are ever scanned, so a query costs the seeds' neighbourhood, not
+    the graph (power iteration pays for every edge every round). ``transition`` is the row-normalised
+    matrix; ``degree`` its per-row edge count, at least 1 (precomputed by the loaded graph).
+    Mass pushed from an entity with no edges returns to the seeds. Returns the scores and the
+    entities reached (the only ones that can be non-zero). ``seed_ids`` (the non-zero seeds) saves a
+    scan of the whole vector when the caller knows them.
     """
     n = seeds.shape[0]
     indptr, indices, data = transition.indptr, transition.indices, transition.data
-    threshold = epsilon * np.maximum(np.diff(indptr), 1)
+    if degree is None:
+        degree = np.maximum(np.diff(indptr), 1)
+    if seed_ids is None:
+        seed_ids = np.flatnonzero(seeds)
     p = np.zeros(n, dtype=np.float64)
-    r = seeds.astype(np.float64, copy=True)
+    r = np.zeros(n, dtype=np.float64)
+    r[seed_ids] = seeds[seed_ids]
+    reached = np.zeros(n, dtype=bool)
+    reached[seed_ids] = True
+    touched = seed_ids
     for _ in range(max_rounds):
-        active = np.flatnonzero(r > threshold)
+        active = touched[r[touched] > epsilon * degree[touched]]
         if active.size == 0:
             break
         mass = r[active]
         r[active] = 0.0
         p[active] += (1.0 - damping) * mass
-        starts = indptr[active]
-        counts = indptr[active + 1] - starts
-        total = int(counts.sum())
-        if total:
-            offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
-            edge = np.arange(total) + offsets
-            r += np.bincount(indices[edge], weights=data[edge] * np.repeat(damping * mass, counts), minlength=n)
-        dangling = float(mass[counts == 0].sum())
+        owners, edge = _edge_slots(indptr, active)
+        if edge.size:
+            targets = indices[edge]
+            np.add.at(r, targets, data[edge] * (damping * mass)[owners])
+            fresh = targets[~reached[targets]]
+            if fresh.size:
+                fresh = np.unique(fresh)
+                reached[fresh] = True
+                touched = np.concatenate((touched, fresh))
+        dangling = float(mass[indptr[active + 1] == indptr[active]].sum())
         if dangling:
-            r += damping * dangling * seeds
-    return p
+            r[seed_ids] += damping * dangling * seeds[seed_ids]
+    return p, touched
+
+
+def _edge_slots(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For the given CSR rows: each edge's position in ``rows`` and its index into indices/data."""
+    starts = indptr[rows]
+    counts = indptr[rows + 1] - starts
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    owners = np.repeat(np.arange(rows.size), counts)
+    offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+    return owners, np.arange(total) + offsets
+
+
+def spread_to_columns(matrix: sp.csr_matrix, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``matrix.T @ v`` for a ``v`` that is zero outside ``rows``, touching only those rows' entries."""
+    owners, edge = _edge_slots(matrix.indptr, rows)
+    return np.bincount(matrix.indices[edge], weights=matrix.data[edge] * values[owners],
+                       minlength=matrix.shape[1])
 
 
 def global_pagerank(n: int, rows: np.ndarray, cols: np.ndarray, weights: np.ndarray,

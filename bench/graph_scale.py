@@ -1,0 +1,83 @@
+"""Graph-stage latency at ~100k chunks: the 2Wiki graph file replicated into disjoint copies.
+
+Not a test. Each copy's entity keys get a suffix (so only copy 0 links exactly, while fuzzy
+buckets, the sparse matrices and every O(entities) step grow with the copies) and chunk ids an
+offset. Times the in-memory graph stage (link with spaCy NER, PPR push, chunk scoring, explain);
+the retriever adds one corpus-version query (~0.3 ms) on top.
+
+    HF_HUB_OFFLINE=1 python bench/graph_scale.py --graph /tmp/kgrag_2wiki/graph/graph.json.gz --copies 14
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from core.settings import GraphSettings
+from kg.graphfile import read_data
+from kg.index import from_node_link
+from kg.linking import Linker
+from kg.nlp import load_spacy
+from kg.search import explain, score
+
+QUERIES = Path("/work/shared/data/2wikimultihopqa/queries.jsonl")
+
+
+def replicate(data: dict[str, Any], copies: int) -> dict[str, Any]:
+    chunk_span = 1 + max((c for n in data["nodes"] for c, _ in n["chunks"]), default=0)
+    nodes, edges = [], []
+    for i in range(copies):
+        suffix = "" if i == 0 else f" r{i}"
+        for n in data["nodes"]:
+            nodes.append(dict(n, id=n["id"] + suffix, chunks=[[c + i * chunk_span, k] for c, k in n["chunks"]]))
+        for e in data["edges"]:
+            edges.append(dict(e, source=e["source"] + suffix, target=e["target"] + suffix))
+    return {"graph": data["graph"], "nodes": nodes, "edges": edges}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--graph", type=Path, default=Path("/tmp/kgrag_2wiki/graph/graph.json.gz"))
+    ap.add_argument("--copies", type=int, default=14)
+    ap.add_argument("--queries", type=int, default=300)
+    args = ap.parse_args()
+    settings = GraphSettings()
+    t0 = time.perf_counter()
+    data = replicate(read_data(args.graph), args.copies)
+    graph = from_node_link(data, path=args.graph, signature=(0, 0, 0))
+    load_s = time.perf_counter() - t0
+    linker = Linker(load_spacy(settings.spacy_model), labels=settings.entity_labels,
+                    fuzzy_threshold=settings.fuzzy_threshold)
+    questions = [json.loads(line)["question"] for line in QUERIES.read_text().splitlines()[: args.queries]]
+    stages: dict[str, list[float]] = {"link": [], "traverse": [], "explain": [], "total": []}
+    for q in [questions[0], *questions]:  # the first call warms spaCy up and is dropped
+        t0 = time.perf_counter()
+        linked = linker.link(q, graph)
+        t1 = time.perf_counter()
+        scored = score(graph, linked, traversal=settings.traversal, damping=settings.ppr_damping,
+                       hops=settings.hops, limit=settings.candidates * 4)
+        t2 = time.perf_counter()
+        explain(graph, linked, scored, scored.chunk_columns[: settings.candidates].tolist())
+        t3 = time.perf_counter()
+        for name, secs in (("link", t1 - t0), ("traverse", t2 - t1), ("explain", t3 - t2), ("total", t3 - t0)):
+            stages[name].append(secs * 1000)
+    for values in stages.values():
+        values.pop(0)
+    out = {
+        "copies": args.copies, "entities": graph.stats["entities"], "edges": graph.stats["edges"],
+        "chunks": graph.stats["chunks"], "load_seconds": round(load_s, 1), "queries": len(questions),
+        "ms": {k: {"p50": round(statistics.median(v), 2), "p95": round(sorted(v)[int(0.95 * (len(v) - 1))], 2)}
+               for k, v in stages.items()},
+    }
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()
