@@ -1,0 +1,729 @@
+"""Performance harness: ingestion, graph build, query latency and HTTP throughput at 10k and 100k chunks.
+
+Not a test. Builds corpora from real text (SciFact abstracts and 2WikiMultiHopQA passages under
+/work/shared/data), measures every stage the targets name, and writes bench/out/perf.json plus a
+Markdown summary rendered from that JSON (``--report`` also copies it to bench/REPORT.md).
+
+    HF_HUB_OFFLINE=1 python bench/harness.py --chunks 10000 100000 --report   # the full run
+    HF_HUB_OFFLINE=1 python bench/harness.py --quick                          # 10k only, a few minutes
+    python bench/harness.py --render bench/out/perf.json                      # JSON -> Markdown again
+
+How the corpora are made (and what is reused), so the numbers can be read honestly:
+
+* 10k: whole real documents, SciFact and 2Wiki interleaved, ingested by the real Ingestor
+  (parse, chunk, embed with all-MiniLM-L6-v2, COPY). Built once and cached under --cache.
+* 100k: the 10k corpus's chunks plus nine copies of each. Copy ``i`` of a document has source
+  ``copy{i}/<source>`` and every chunk text prefixed with ``"[copy i] "``; its vectors are the base
+  chunk's vector plus Gaussian noise (sigma 0.01 per dimension), re-normalised, so no text is embedded
+  twice. Rows go through core.store.Store.write_document (one COPY per document): the real DB path.
+* Ingestion throughput with real embedding is measured on a fresh slice (--ingest-chunks, default
+  2000) every run, in a throwaway data home.
+* Graph at 100k: spaCy runs once per distinct text (the 10k build, real kg.build.build_graph); the
+  copies' mentions and relations are the base chunk's rows re-pointed at the copy's chunk id and
+  written through kg.store.GraphStore.write, then build_graph finishes (snapshot, NetworkX, file).
+  The full 100k figure is extrapolated: the 10k extraction rate x 100k + the measured 100k finish.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+SHARED = Path("/work/shared/data")
+OUT = REPO / "bench" / "out"
+LOOPBACK = "127.0.0.1"
+COPY_NOISE = 0.01
+WRITERS = 4
+STAGES = ("dense.embed", "dense.search", "dense", "bm25.search", "bm25", "graph.link", "graph.traverse",
+          "graph", "fusion", "fetch", "total")
+TARGETS_100K = {  # stage -> p50 ms ceiling on this 2-core machine (issue 6)
+    "total": 60.0, "bm25": 10.0, "graph": 20.0, "fusion": 1.0,
+}
+
+
+# -- corpus ------------------------------------------------------------------------------------------
+def real_documents() -> Iterator[Any]:
+    """SciFact and 2Wiki documents, interleaved so any prefix holds both kinds of text."""
+    from ingest.loaders import load_text
+
+    scifact: list[dict[str, Any]] = []
+    for part in ("corpus.part1.jsonl", "corpus.part2.jsonl"):
+        with (SHARED / "scifact" / part).open(encoding="utf-8") as fh:
+            scifact += [json.loads(line) for line in fh]
+    wiki = json.loads((SHARED / "2wikimultihopqa" / "corpus.json").read_text(encoding="utf-8"))
+    for i in range(max(len(scifact), len(wiki))):
+        if i < len(scifact):
+            d = scifact[i]
+            yield load_text(d["text"], source=f"scifact/{d['_id']}", title=d["title"] or d["_id"])
+        if i < len(wiki):
+            w = wiki[i]
+            yield load_text(w["text"], source=f"2wiki/{i}", title=w["title"])
+
+
+def documents_for(chunks: int, chunk_count: Callable[[Any], int]) -> tuple[list[Any], int]:
+    """Whole documents, in order, until ``chunks`` chunks (the last document may overshoot a little)."""
+    docs: list[Any] = []
+    total = 0
+    for doc in real_documents():
+        if total >= chunks:
+            break
+        docs.append(doc)
+        total += chunk_count(doc)
+    if total < chunks:
+        raise SystemExit(f"only {total} real chunks available; ask for at most that many distinct chunks")
+    return docs, total
+
+
+def queries(n: int) -> list[str]:
+    """SciFact test claims and 2Wiki questions alternated (dense/BM25-style and entity-style questions)."""
+    sci = [json.loads(line)["text"] for line in (SHARED / "scifact" / "queries.jsonl").read_text().splitlines()]
+    wiki = [json.loads(line)["question"]
+            for line in (SHARED / "2wikimultihopqa" / "queries.jsonl").read_text().splitlines()]
+    out = [q for pair in zip(sci, wiki, strict=False) for q in pair]
+    return out[:n]
+
+
+def settings_for(home: Path) -> Any:
+    from core.settings import RerankSettings, Settings
+
+    return Settings(_env_file=None, home=home, rerank=RerankSettings(enabled=False))
+
+
+def meta_path(home: Path) -> Path:
+    return home / "bench_meta.json"
+
+
+def read_meta(home: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(meta_path(home).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def write_meta(home: Path, meta: dict[str, Any]) -> None:
+    meta_path(home).write_text(json.dumps(meta, indent=2))
+
+
+def log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+# -- ingestion ---------------------------------------------------------------------------------------
+def ingest_report_json(report: Any, wall: float) -> dict[str, Any]:
+    stages = dict(report.stage_seconds)
+    return {
+        "documents": len(report.added) + len(report.replaced), "chunks": report.chunks_written,
+        "failed": len(report.failed), "wall_s": round(wall, 2),
+        "chunks_per_s": round(report.chunks_written / wall, 1) if wall else 0.0,
+        "stage_s": {k: round(v, 3) for k, v in stages.items()},
+        "chunks_per_s_by_stage": {k: round(report.chunks_written / v, 1) if v else None for k, v in stages.items()},
+        "share_outside_inference": round(1 - stages["embed"] / wall, 4) if wall else 0.0,
+    }
+
+
+def ingest_real(home: Path, docs: Sequence[Any]) -> dict[str, Any]:
+    from core.runtime import Runtime
+    from ingest.pipeline import Ingestor
+
+    settings = settings_for(home)
+    with Runtime(settings) as rt:
+        ingestor = Ingestor.from_runtime(rt)
+        t0 = time.perf_counter()
+        report = ingestor.ingest_documents(docs)
+        wall = time.perf_counter() - t0
+    return ingest_report_json(report, wall)
+
+
+def build_base(home: Path, chunks: int, embedder: Any) -> dict[str, Any]:
+    """The real 10k-style corpus (cached: a home with a matching meta file is reused)."""
+    meta = read_meta(home)
+    if meta and meta.get("chunks_target") == chunks and meta.get("complete"):
+        log(f"corpus {chunks}: cached in {home}")
+        return meta
+    from core.settings import ChunkingSettings
+    from ingest.chunking import Chunker
+
+    c = ChunkingSettings()
+    chunker = Chunker(embedder.count_tokens, embedder.token_offsets, size=c.size, overlap=c.overlap)
+    docs, total = documents_for(chunks, lambda d: len(chunker.chunk_pages(d.pages)))
+    log(f"corpus {chunks}: ingesting {len(docs)} real documents ({total} chunks) into {home}")
+    home.mkdir(parents=True, exist_ok=True)
+    ingest = ingest_real(home, docs)
+    meta = {"chunks_target": chunks, "chunks": ingest["chunks"], "documents": ingest["documents"],
+            "how": "real documents through ingest.pipeline.Ingestor", "ingest": ingest, "built_at": time.time(),
+            "complete": True}
+    write_meta(home, meta)
+    return meta
+
+
+def base_rows(home: Path) -> list[tuple[Any, ...]]:
+    """(source, title, position, page, text, token_count, embedding) of every chunk, in document order."""
+    from core.runtime import Runtime
+
+    with Runtime(settings_for(home)) as rt, rt.db.connection() as conn:
+        return conn.execute(
+            "SELECT d.source, d.title, c.position, c.page, c.text, c.token_count, c.embedding"
+            " FROM chunks c JOIN documents d ON d.id = c.document_id ORDER BY d.id, c.position"
+        ).fetchall()
+
+
+def copy_source(source: str, copy: int) -> str:
+    return source if copy == 0 else f"copy{copy}/{source}"
+
+
+def copy_of(source: str) -> int:
+    return int(source[4:source.index("/")]) if source.startswith("copy") else 0
+
+
+def build_replicated(home: Path, base_home: Path, chunks: int) -> dict[str, Any]:
+    """``chunks`` rows from the base corpus and its copies, written through Store.write_document."""
+    import numpy as np
+
+    from core.runtime import Runtime
+    from core.types import ChunkDraft, LoadedDocument, Page
+
+    meta = read_meta(home)
+    if meta and meta.get("chunks_target") == chunks and meta.get("complete"):
+        log(f"corpus {chunks}: cached in {home}")
+        return meta
+    rows = base_rows(base_home)
+    copies = -(-chunks // len(rows))
+    by_doc: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
+    for r in rows:
+        by_doc[r[0]].append(r)
+    log(f"corpus {chunks}: {len(rows)} base chunks x {copies} copies into {home}")
+    rng = np.random.default_rng(6)
+    home.mkdir(parents=True, exist_ok=True)
+    jobs: list[tuple[Any, list[Any], Any]] = []
+    total = 0
+    for copy in range(copies):
+        for source, doc_rows in by_doc.items():
+            if total >= chunks:
+                break
+            prefix = "" if copy == 0 else f"[copy {copy}] "
+            drafts = [ChunkDraft(r[2], prefix + r[4], r[5], r[3]) for r in doc_rows]
+            vecs = np.stack([np.asarray(r[6], dtype=np.float32) for r in doc_rows])
+            if copy:
+                vecs = vecs + rng.normal(0.0, COPY_NOISE, vecs.shape).astype(np.float32)
+                vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+            doc = LoadedDocument(copy_source(source, copy), doc_rows[0][1], "text/plain",
+                                 (Page("\n".join(d.text for d in drafts)),), f"bench-{copy}-{source}")
+            jobs.append((doc, drafts, vecs))
+            total += len(drafts)
+    written = 0
+    t0 = time.perf_counter()
+    with Runtime(settings_for(home)) as rt:
+        rt.checked_embedder()  # creates the schema with the model's dimension, as ingestion would
+        store = rt.store
+        # Bulk load: the HNSW index is built once at the end (as for any large initial load) instead of
+        # growing row by row; WRITERS threads keep the per-document round trips overlapped.
+        with rt.db.transaction() as conn:
+            conn.execute("DROP INDEX IF EXISTS chunks_embedding_hnsw")
+        lock = threading.Lock()
+
+        def write(job: tuple[Any, list[Any], Any]) -> None:
+            nonlocal written
+            store.write_document(job[0], job[1], job[2], ingest_key="bench-replicated")
+            with lock:
+                written += len(job[1])
+                if written // 10_000 != (written - len(job[1])) // 10_000:
+                    log(f"  {written} chunks written, {time.perf_counter() - t0:.0f}s")
+
+        with ThreadPoolExecutor(max_workers=WRITERS) as ex:
+            list(ex.map(write, jobs))
+        write_s = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        with rt.db.connection() as conn:
+            conn.autocommit = True
+            conn.execute("SET maintenance_work_mem = '1GB'")
+            conn.execute("CREATE INDEX chunks_embedding_hnsw ON chunks USING hnsw (embedding vector_cosine_ops)")
+            conn.execute("RESET maintenance_work_mem")
+            conn.autocommit = False
+        index_s = time.perf_counter() - t1
+        log(f"  HNSW index built in {index_s:.0f}s")
+    wall = time.perf_counter() - t0
+    meta = {"chunks_target": chunks, "chunks": written, "copies": copies, "base_chunks": len(rows),
+            "how": f"base corpus + {copies - 1} copies: text prefixed '[copy i] ', vectors = base + "
+                   f"N(0, {COPY_NOISE}) re-normalised; written with Store.write_document (COPY)",
+            "write": {"wall_s": round(wall, 1), "write_s": round(write_s, 1), "writers": WRITERS,
+                      "hnsw_index_s": round(index_s, 1),
+                      "chunks_per_s": round(written / write_s, 1) if write_s else None},
+            "built_at": time.time(), "complete": True}
+    write_meta(home, meta)
+    return meta
+
+
+# -- graph -------------------------------------------------------------------------------------------
+def graph_real(home: Path) -> dict[str, Any]:
+    """kg.build.build_graph over the whole corpus (spaCy on every chunk)."""
+    from core.runtime import Runtime
+    from kg.build import build_graph
+    from kg.nlp import load_spacy
+    from kg.store import GraphStore
+
+    settings = settings_for(home)
+    nlp = load_spacy(settings.graph.spacy_model)
+    last = [0.0]
+    t0 = time.perf_counter()
+
+    def progress(_n: int) -> None:
+        last[0] = time.perf_counter()
+
+    with Runtime(settings) as rt:
+        report = build_graph(GraphStore(rt.db), settings.graph, settings.graph_path, nlp, rebuild=True,
+                             on_progress=progress)
+    extract_s = (last[0] or time.perf_counter()) - t0
+    return {"how": "kg.build.build_graph, measured", "seconds": round(report.seconds, 2),
+            "extract_and_write_s": round(extract_s, 2), "finish_s": round(report.seconds - extract_s, 2),
+            "chunks": report.chunks_processed, "chunks_per_s": round(report.chunks_processed / extract_s, 1),
+            "entities": report.entities, "edges": report.edges, "relations": report.relations,
+            "file_bytes": report.file_bytes}
+
+
+def graph_replicated(home: Path, base_home: Path, base_graph: dict[str, Any], chunks: int) -> dict[str, Any]:
+    """Copies' graph rows re-pointed from the base corpus, then the real build finishes; see module doc."""
+    from core.runtime import Runtime
+    from kg.build import build_graph
+    from kg.extract import Extraction, Mention, Relation
+    from kg.nlp import load_spacy
+    from kg.store import GraphStore
+
+    with Runtime(settings_for(base_home)) as rt, rt.db.connection() as conn:
+        mentions = conn.execute(
+            "SELECT d.source, c.position, e.key, m.surface, m.label, m.count FROM kg_mentions m"
+            " JOIN kg_entities e ON e.id = m.entity_id JOIN chunks c ON c.id = m.chunk_id"
+            " JOIN documents d ON d.id = c.document_id").fetchall()
+        relations = conn.execute(
+            "SELECT d.source, c.position, s.key, t.key, r.relation, r.weight FROM kg_relations r"
+            " JOIN kg_entities s ON s.id = r.source_id JOIN kg_entities t ON t.id = r.target_id"
+            " JOIN chunks c ON c.id = r.chunk_id JOIN documents d ON d.id = c.document_id").fetchall()
+    settings = settings_for(home)
+    nlp = load_spacy(settings.graph.spacy_model)
+    with Runtime(settings) as rt:
+        gstore = GraphStore(rt.db)
+        with rt.db.connection() as conn:
+            ids = {(r[0], int(r[1])): int(r[2]) for r in conn.execute(
+                "SELECT d.source, c.position, c.id FROM chunks c JOIN documents d ON d.id = c.document_id")}
+        copies = int(read_meta(home)["copies"])  # type: ignore[index]
+        t0 = time.perf_counter()
+        with rt.db.transaction() as conn:  # a rebuild starts from nothing, as `--rebuild` would
+            for table in ("kg_processed_chunks", "kg_relations", "kg_mentions", "kg_entities"):
+                conn.execute(f"DELETE FROM {table}")
+            conn.execute("DELETE FROM kgrag_meta WHERE key = 'graph_params'")
+        for copy in range(copies):
+            def cid(source: str, pos: int, copy: int = copy) -> int | None:
+                return ids.get((copy_source(source, copy), int(pos)))
+
+            ms = [Mention(c, key, surface, label, int(n)) for source, pos, key, surface, label, n in mentions
+                  if (c := cid(source, pos)) is not None]
+            rs = [Relation(a, b, rel, c, int(w)) for source, pos, a, b, rel, w in relations
+                  if (c := cid(source, pos)) is not None]
+            chunk_ids = tuple(v for (s, _p), v in ids.items() if copy_of(s) == copy)
+            gstore.write(Extraction(tuple(ms), tuple(rs), chunk_ids))
+        replicate_s = time.perf_counter() - t0
+        report = build_graph(gstore, settings.graph, settings.graph_path, nlp)
+    finish_s = report.seconds
+    extrapolated = chunks / base_graph["chunks_per_s"] + finish_s
+    return {"how": "base rows re-pointed at copies via GraphStore.write, then build_graph (snapshot, NetworkX, "
+                   "file) measured; spaCy extraction extrapolated from the base build's rate",
+            "replicate_write_s": round(replicate_s, 2), "finish_s": round(finish_s, 2),
+            "extraction_extrapolated_s": round(chunks / base_graph["chunks_per_s"], 1),
+            "seconds_extrapolated": round(extrapolated, 1), "chunks": report.chunks_covered,
+            "entities": report.entities, "edges": report.edges, "relations": report.relations,
+            "file_bytes": report.file_bytes}
+
+
+# -- queries -----------------------------------------------------------------------------------------
+def pct(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
+
+
+def summarise(samples: dict[str, list[float]]) -> dict[str, dict[str, float]]:
+    return {k: {"p50_ms": round(pct(v, 0.5) * 1000, 2), "p95_ms": round(pct(v, 0.95) * 1000, 2), "n": len(v)}
+            for k, v in samples.items() if v}
+
+
+def query_latency(home: Path, qs: Sequence[str], clients: Sequence[int]) -> dict[str, Any]:
+    """In-process QueryPipeline (three signals, fusion, no rerank, no answer): stage timings per query."""
+    from core.runtime import Runtime
+    from retrieval.pipeline import build_pipeline
+
+    out: dict[str, Any] = {}
+    with Runtime(settings_for(home)) as rt, build_pipeline(rt, signals=("dense", "bm25", "graph")) as pipe:
+        t0 = time.perf_counter()
+        pipe.warm()
+        warm_r = pipe.run("warm up the index and models", rerank=False)
+        pipe.run(qs[0], rerank=False)
+        out["warm_s"] = round(time.perf_counter() - t0, 2)
+        out["statuses"] = {k: v.state + (f" ({v.reason})" if v.reason else "") for k, v in warm_r.statuses.items()}
+        for n in clients:
+            samples: dict[str, list[float]] = defaultdict(list)
+            lock = threading.Lock()
+            graph_hits = 0
+
+            def one(q: str, samples: dict[str, list[float]] = samples, lock: threading.Lock = lock) -> None:
+                nonlocal graph_hits
+                r = pipe.run(q, rerank=False)
+                with lock:
+                    for key in STAGES:
+                        if key in r.timings:
+                            samples[key].append(r.timings[key])
+                    graph_hits += r.hit_counts.get("graph", 0) > 0
+
+            t1 = time.perf_counter()
+            if n == 1:
+                for q in qs:
+                    one(q)
+            else:
+                with ThreadPoolExecutor(max_workers=n) as ex:
+                    list(ex.map(one, qs))
+            wall = time.perf_counter() - t1
+            out[f"clients_{n}"] = {"queries": len(qs), "wall_s": round(wall, 2),
+                                   "queries_per_s": round(len(qs) / wall, 1),
+                                   "queries_with_graph_hits": graph_hits, "stages": summarise(samples)}
+            log(f"  {n} client(s): {len(qs) / wall:.1f} q/s, total p50 "
+                f"{out[f'clients_{n}']['stages']['total']['p50_ms']} ms")
+    return out
+
+
+# -- HTTP --------------------------------------------------------------------------------------------
+def serve(home: Path, port: int) -> None:
+    """The server subprocess: the real app over the corpus's data home, loopback only."""
+    import uvicorn
+
+    from api.app import create_app
+
+    uvicorn.run(create_app(settings_for(home)), host=LOOPBACK, port=port, log_level="warning", access_log=False)
+
+
+def http_throughput(home: Path, qs: Sequence[str], *, clients: int, seconds: float, max_requests: int
+                    ) -> dict[str, Any]:
+    """POST /v1/query {"answer": false} from ``clients`` threads; server RSS sampled every 100 ms."""
+    import httpx
+    import psutil
+
+    sys.path.insert(0, str(REPO / "bench"))
+    from soak import free_port
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "serve", "--home", str(home),
+                             "--port", str(port)], cwd=REPO)
+    base = f"http://{LOOPBACK}:{port}"
+    ps = psutil.Process(proc.pid)
+    peak = [0]
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.is_set():
+            try:
+                peak[0] = max(peak[0], ps.memory_info().rss)
+            except psutil.Error:
+                return
+            stop.wait(0.1)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            try:
+                if httpx.get(base + "/v1/health", timeout=2).status_code < 500:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the benchmark server did not start")
+            time.sleep(0.5)
+        with httpx.Client(base_url=base, timeout=120) as c:  # first graph query loads spaCy and the file
+            for q in qs[:4]:
+                c.post("/v1/query", json={"question": q, "answer": False, "rerank": False})
+        rss_ready = ps.memory_info().rss
+        latencies: list[float] = []
+        errors: list[str] = []
+        lock = threading.Lock()
+        sent = [0]
+        end = time.monotonic() + seconds
+
+        def client(i: int) -> None:
+            with httpx.Client(base_url=base, timeout=120) as c:
+                n = i
+                while time.monotonic() < end:
+                    with lock:
+                        if sent[0] >= max_requests:
+                            return
+                        sent[0] += 1
+                    t0 = time.perf_counter()
+                    try:
+                        r = c.post("/v1/query", json={"question": qs[n % len(qs)], "answer": False,
+                                                      "rerank": False})
+                        ok = r.status_code == 200
+                        detail = "" if ok else f"{r.status_code} {r.text[:120]}"
+                    except httpx.HTTPError as exc:
+                        ok, detail = False, f"{type(exc).__name__}: {exc}"
+                    with lock:
+                        latencies.append(time.perf_counter() - t0)
+                        if not ok:
+                            errors.append(detail)
+                    n += clients
+
+        t0 = time.perf_counter()
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=seconds + 300)
+        wall = time.perf_counter() - t0
+    finally:
+        stop.set()
+        proc.terminate()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    return {"clients": clients, "requests": len(latencies), "errors": len(errors), "first_errors": errors[:3],
+            "wall_s": round(wall, 2), "requests_per_s": round(len(latencies) / wall, 1),
+            "latency": summarise({"request": latencies})["request"] if latencies else {},
+            "rss_ready_mb": round(rss_ready / 2**20, 1), "rss_peak_mb": round(peak[0] / 2**20, 1)}
+
+
+# -- machine -----------------------------------------------------------------------------------------
+def machine() -> dict[str, Any]:
+    import psutil
+
+    cpu = platform.processor()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "ram_gb": round(psutil.virtual_memory().total / 2**30, 1),
+            "load_average": [round(x, 2) for x in os.getloadavg()], "python": platform.python_version(),
+            "platform": platform.platform()}
+
+
+def git_commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+# -- report ------------------------------------------------------------------------------------------
+def verdict(value: float | None, limit: float, *, higher_is_better: bool = False) -> str:
+    if value is None:
+        return "n/a"
+    ok = value >= limit if higher_is_better else value <= limit
+    return "met" if ok else "**above target**" if not higher_is_better else "**below target**"
+
+
+def render(results: dict[str, Any]) -> str:
+    """The Markdown summary, made only from the JSON (rerun with --render to regenerate it)."""
+    m = results["machine"]
+    lines = [
+        "# kgrag performance report", "",
+        f"Generated by `bench/harness.py` from `{results['json_name']}` (commit {results['commit']}, "
+        f"{results['started']}). Command: `{results['command']}`.", "",
+        "## Machine", "",
+        f"- CPU: {m['cpu']}, {m['cores']} cores; RAM {m['ram_gb']} GB; Python {m['python']}",
+        f"- Load average at start: {m['load_average']}; at end: {results.get('load_average_end')}",
+        "- Shared with other work while measured: figures are noisy, read them against the load.", "",
+    ]
+    targets: list[tuple[str, str, str, str]] = []
+    slice_ = results.get("ingest_slice")
+    if slice_:
+        share = slice_["share_outside_inference"]
+        lines += ["## Ingestion (real embedding, fresh data home)", "",
+                  f"{slice_['chunks']} chunks from {slice_['documents']} documents in {slice_['wall_s']} s "
+                  f"= **{slice_['chunks_per_s']} chunks/s**; time outside model inference "
+                  f"**{share * 100:.1f}%**.", "",
+                  "| stage | seconds | chunks/s |", "|---|---:|---:|"]
+        lines += [f"| {k} | {v} | {slice_['chunks_per_s_by_stage'][k]} |" for k, v in slice_["stage_s"].items()]
+        lines.append("")
+        targets.append(("ingestion time outside model inference", "<= 25%", f"{share * 100:.1f}%",
+                        verdict(share, 0.25)))
+    for size, r in results["corpora"].items():
+        lines += [f"## {size} chunks", "", f"Corpus: {r['corpus']['chunks']} chunks; {r['corpus']['how']}.", ""]
+        if "ingest" in r["corpus"]:
+            ing = r["corpus"]["ingest"]
+            lines += [f"Built by real ingestion: {ing['chunks_per_s']} chunks/s, "
+                      f"{ing['share_outside_inference'] * 100:.1f}% outside inference, stages {ing['stage_s']}.", ""]
+        if "write" in r["corpus"]:
+            w = r["corpus"]["write"]
+            lines += [f"Written (no embedding) with {w['writers']} Store.write_document threads at "
+                      f"{w['chunks_per_s']} chunks/s ({w['write_s']} s), then the HNSW index built once in "
+                      f"{w['hnsw_index_s']} s.", ""]
+        g = r.get("graph")
+        if g:
+            if "seconds_extrapolated" in g:
+                lines += [f"Graph: {g['how']}. Replicated rows written in {g['replicate_write_s']} s; build finish "
+                          f"(snapshot, NetworkX, file) **{g['finish_s']} s measured**; spaCy extraction "
+                          f"{g['extraction_extrapolated_s']} s extrapolated; full build "
+                          f"**{g['seconds_extrapolated']} s extrapolated** ({g['entities']} entities, "
+                          f"{g['edges']} edges, {g['file_bytes'] / 2**20:.1f} MiB file).", ""]
+                graph_s, label = g["seconds_extrapolated"], "extrapolated"
+            else:
+                lines += [f"Graph: {g['how']}: **{g['seconds']} s** ({g['chunks_per_s']} chunks/s through spaCy and "
+                          f"the writes, finish {g['finish_s']} s; {g['entities']} entities, {g['edges']} edges).", ""]
+                graph_s, label = g["seconds"], "measured"
+            if size == "100000":
+                targets.append(("graph build at 100k", "<= 900 s", f"{graph_s} s ({label})", verdict(graph_s, 900)))
+        q = r.get("queries")
+        if q:
+            lines += [f"Query latency (in-process QueryPipeline, dense+bm25+graph, fusion, no rerank, no answer; "
+                      f"warm-up {q['warm_s']} s; statuses {q['statuses']}):", "",
+                      "| stage | " + " | ".join(f"{k.split('_')[1]} client(s) p50 / p95 ms"
+                                              for k in q if k.startswith("clients_")) + " |",
+                      "|---|" + "---:|" * sum(k.startswith("clients_") for k in q)]
+            runs = [v for k, v in q.items() if k.startswith("clients_")]
+            for stage in STAGES:
+                cells = [f"{run['stages'][stage]['p50_ms']} / {run['stages'][stage]['p95_ms']}"
+                         if stage in run["stages"] else "-" for run in runs]
+                lines.append(f"| {stage} | " + " | ".join(cells) + " |")
+            lines += ["", "Throughput: " + "; ".join(
+                f"{k.split('_')[1]} client(s) {v['queries_per_s']} q/s ({v['queries']} queries, "
+                f"{v['queries_with_graph_hits']} with graph hits)" for k, v in q.items() if k.startswith("clients_")),
+                ""]
+            if size == "100000" and "clients_1" in q:
+                st = q["clients_1"]["stages"]
+                for stage, limit in TARGETS_100K.items():
+                    if stage in st:
+                        name = "three-signal retrieval + fusion (total, 1 client)" if stage == "total" else \
+                            f"{stage} stage (1 client)"
+                        targets.append((name, f"p50 <= {limit:g} ms", f"{st[stage]['p50_ms']} ms",
+                                        verdict(st[stage]["p50_ms"], limit)))
+        h = r.get("http")
+        if h:
+            lat = h["latency"]
+            lines += [f"HTTP `POST /v1/query` (answer false, rerank false), {h['clients']} loopback clients: "
+                      f"**{h['requests_per_s']} req/s** ({h['requests']} requests, {h['errors']} errors, "
+                      f"p50 {lat.get('p50_ms')} ms, p95 {lat.get('p95_ms')} ms); server RSS ready "
+                      f"{h['rss_ready_mb']} MB, **peak {h['rss_peak_mb']} MB**.", ""]
+            if size == "100000" or len(results["corpora"]) == 1:
+                targets.append((f"serving RSS at {size}", "<= 2048 MB", f"{h['rss_peak_mb']} MB",
+                                verdict(h["rss_peak_mb"], 2048)))
+    lines[8:8] = ["## Targets", "", "| target | limit | measured | verdict |", "|---|---|---|---|",
+                  *[f"| {a} | {b} | {c} | {d} |" for a, b, c, d in targets], ""]
+    return "\n".join(lines) + "\n"
+
+
+# -- main --------------------------------------------------------------------------------------------
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd")
+    sp = sub.add_parser("serve", help="(internal) the server process the HTTP benchmark loads")
+    sp.add_argument("--home", type=Path, required=True)
+    sp.add_argument("--port", type=int, required=True)
+    ap.add_argument("--chunks", type=int, nargs="+", default=[10_000, 100_000],
+                    help="corpus sizes; the smallest is built from real documents, larger ones replicate it")
+    ap.add_argument("--quick", action="store_true", help="10k only, fewer queries and a short HTTP run")
+    ap.add_argument("--cache", type=Path, default=REPO / ".kgrag" / "bench", help="where built corpora are kept")
+    ap.add_argument("--ingest-chunks", type=int, default=2000, help="real-embedding ingestion slice (0: skip)")
+    ap.add_argument("--queries", type=int, default=200, help="queries per latency run")
+    ap.add_argument("--clients", type=int, nargs="+", default=[1, 8])
+    ap.add_argument("--http-clients", type=int, default=8)
+    ap.add_argument("--http-seconds", type=float, default=30.0)
+    ap.add_argument("--http-max-requests", type=int, default=5000)
+    ap.add_argument("--skip", nargs="*", default=[], choices=["graph", "queries", "http"])
+    ap.add_argument("--out", type=Path, default=OUT / "perf.json")
+    ap.add_argument("--report", action="store_true", help="also copy the Markdown to bench/REPORT.md")
+    ap.add_argument("--render", type=Path, default=None, help="only re-render this JSON file to Markdown")
+    args = ap.parse_args(argv)
+    if args.cmd == "serve":
+        serve(args.home, args.port)
+        return 0
+    if args.render:
+        results = json.loads(args.render.read_text())
+        args.render.with_suffix(".md").write_text(render(results))
+        if args.report:
+            (REPO / "bench" / "REPORT.md").write_text(render(results))
+        return 0
+    if args.quick:
+        args.chunks, args.queries, args.http_seconds = [10_000], min(args.queries, 100), min(args.http_seconds, 15)
+    sizes = sorted(set(args.chunks))
+    results: dict[str, Any] = {
+        "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "commit": git_commit(), "machine": machine(),
+        "command": "python bench/harness.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "json_name": args.out.name, "corpora": {},
+    }
+    log(f"machine: {results['machine']}")
+    from core.models import load_embedder
+    from core.settings import EmbeddingSettings
+
+    embedder = load_embedder(EmbeddingSettings())
+    if args.ingest_chunks:
+        from core.settings import ChunkingSettings
+        from ingest.chunking import Chunker
+
+        c = ChunkingSettings()
+        chunker = Chunker(embedder.count_tokens, embedder.token_offsets, size=c.size, overlap=c.overlap)
+        docs, _ = documents_for(args.ingest_chunks, lambda d: len(chunker.chunk_pages(d.pages)))
+        with tempfile.TemporaryDirectory(prefix="kgrag-ingest-") as tmp:
+            log(f"ingestion slice: {len(docs)} documents")
+            results["ingest_slice"] = ingest_real(Path(tmp), docs)
+        log(f"  {results['ingest_slice']}")
+    qs = queries(args.queries)
+    base_home = args.cache / f"c{sizes[0]}"
+    base_graph: dict[str, Any] | None = None
+    for size in sizes:
+        home = args.cache / f"c{size}"
+        corpus = build_base(home, size, embedder) if size == sizes[0] else build_replicated(home, base_home, size)
+        entry: dict[str, Any] = {"corpus": corpus}
+        results["corpora"][str(size)] = entry
+        if "graph" not in args.skip:
+            meta = read_meta(home) or {}
+            if meta.get("graph") and Path(settings_for(home).graph_path).exists():
+                entry["graph"] = meta["graph"]
+                log(f"graph {size}: cached ({meta['graph'].get('seconds', meta['graph'].get('finish_s'))} s)")
+            else:
+                log(f"graph {size}: building")
+                if size == sizes[0]:
+                    entry["graph"] = graph_real(home)
+                else:
+                    entry["graph"] = graph_replicated(home, base_home, base_graph or {}, size)
+                meta["graph"] = entry["graph"]
+                write_meta(home, meta)
+                log(f"  {entry['graph']}")
+            if size == sizes[0]:
+                base_graph = entry["graph"]
+        if "queries" not in args.skip:
+            log(f"queries {size}: {len(qs)} per run, clients {args.clients}")
+            entry["queries"] = query_latency(home, qs, args.clients)
+        if "http" not in args.skip:
+            log(f"http {size}: {args.http_clients} clients for {args.http_seconds:g} s")
+            entry["http"] = http_throughput(home, qs, clients=args.http_clients, seconds=args.http_seconds,
+                                            max_requests=args.http_max_requests)
+            log(f"  {entry['http']}")
+    results["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2))
+    md = render(results)
+    args.out.with_suffix(".md").write_text(md)
+    if args.report:
+        (REPO / "bench" / "REPORT.md").write_text(md)
+    log(f"wrote {args.out} and {args.out.with_suffix('.md')}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
