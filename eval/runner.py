@@ -142,6 +142,8 @@ def run_eval(rt: Runtime, dataset: Dataset, *, ablate: bool, answers: bool | Non
     corpus = prepare_corpus(rt, dataset, progress)
     pipeline = build_pipeline(rt)
     try:
+        pipeline.warm()  # model and index loading must not count as the first question's latency
+        pipeline.run("warm-up", rerank=False)
         rerank_ok, rerank_reason = reranker_available(pipeline)
         configs = run_configs(ablate=ablate, rerank_available=rerank_ok,
                               default_signals=rt.settings.retrieval.signals)
