@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+from pgvector import Vector
 from psycopg.types.json import Jsonb
 
 from core.db import Database
@@ -33,8 +34,13 @@ def _bump_corpus_version(conn: Any) -> int:
     return int(row[0])
 
 
-def _vector_text(vec: np.ndarray) -> str:
-    return "[" + ",".join(f"{x:.7g}" for x in vec.tolist()) + "]"
+_CHUNK_COPY_TYPES = ("int8", "int4", "int4", "text", "int4", "vector", "jsonb")
+_EMPTY_JSON = Jsonb({})
+
+
+def _vector_binary(vec: np.ndarray) -> Vector:
+    """pgvector's binary form; float32 first, so a float64 array is not sent at double width by mistake."""
+    return Vector(np.asarray(vec, dtype=np.float32))
 
 
 def filters_sql(filters: Filters, *, doc_alias: str = "d", chunk_alias: str = "c") -> tuple[str, list[Any]]:
@@ -84,13 +90,16 @@ class Store:
                 (doc.source, doc.content_hash, ingest_key, doc.title, doc.mime_type, Jsonb(doc.metadata)),
             ).fetchone()
             doc_id = int(row[0])
+            # Binary COPY: a vector travels as its float32 bytes, not 384 numbers formatted in Python.
             with conn.cursor() as cur, cur.copy(
-                "COPY chunks (document_id, position, page, text, token_count, embedding, metadata) FROM STDIN"
+                "COPY chunks (document_id, position, page, text, token_count, embedding, metadata)"
+                " FROM STDIN (FORMAT BINARY)"
             ) as copy:
+                copy.set_types(_CHUNK_COPY_TYPES)
                 for chunk, vec in zip(chunks, embeddings, strict=True):
                     copy.write_row(
                         (doc_id, chunk.position, chunk.page, chunk.text, chunk.token_count,
-                         _vector_text(vec), "{}")
+                         _vector_binary(vec), _EMPTY_JSON)
                     )
             _bump_corpus_version(conn)
         return WriteResult("replaced" if existing else "added", doc_id, len(chunks))
