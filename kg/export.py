@@ -8,6 +8,7 @@ of a large corpus readable.
 from __future__ import annotations
 
 import json
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -56,21 +57,33 @@ def _importance(g: nx.Graph, node: str, by: Ranking) -> float:
     return float(g.degree(node, weight="weight")) if by == "degree" else float(g.nodes[node].get("pagerank", 0.0))
 
 
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_safe(text: str) -> str:
+    """XML 1.0 cannot hold some code points a document may contain (U+FFFE, lone surrogates, C0 controls)."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
 def write_graphml(g: nx.Graph, path: Path) -> None:
     """GraphML holds only scalars: lists and dicts travel as JSON strings (aliases, chunks, relations)."""
     flat = nx.Graph()
     flat.graph["manifest"] = json.dumps(g.graph.get("manifest", {}), sort_keys=True)
     for node, data in sorted(g.nodes(data=True)):
-        flat.add_node(node, **{k: _scalar(v) for k, v in sorted(data.items())})
+        flat.add_node(_xml_safe(node), **{k: _scalar(v) for k, v in sorted(data.items())})
     for a, b, data in sorted(g.edges(data=True)):
         rels = data.get("relations", [])
-        flat.add_edge(a, b, weight=float(data.get("weight", 1)),
-                      label=", ".join(sorted({r["label"] for r in rels})), relations=json.dumps(rels, sort_keys=True))
+        flat.add_edge(_xml_safe(a), _xml_safe(b), weight=float(data.get("weight", 1)),
+                      label=_xml_safe(", ".join(sorted({r["label"] for r in rels}))),
+                      relations=json.dumps(rels, sort_keys=True))
     nx.write_graphml(flat, path)
 
 
 def _scalar(value: Any) -> Any:
-    return value if isinstance(value, str | int | float | bool) else json.dumps(value, sort_keys=True)
+    """JSON with ensure_ascii escapes every non-ASCII character, so it is always XML-safe."""
+    if isinstance(value, str):
+        return _xml_safe(value)
+    return value if isinstance(value, int | float | bool) else json.dumps(value, sort_keys=True)
 
 
 def write_json(g: nx.Graph, path: Path) -> None:

@@ -110,3 +110,16 @@ def test_html_view_draws_every_node_in_headless_chromium(cli_env: Runtime, nlp: 
     assert int(drawn.group(1)) == report.entities
     assert f"kgrag graph: {report.entities} nodes drawn" in dom.stdout
     shutil.rmtree(profile, ignore_errors=True)
+
+
+def test_graphml_export_survives_characters_xml_cannot_hold(tmp_path: Path) -> None:
+    from kg.export import write_graphml
+
+    g = nx.Graph(manifest={"format": "kgrag-graph/1"})
+    g.add_node("odd\ufffename", name="Odd\x01Name", label="ORG", aliases=["O\ud800"], chunks=[[1, 1]])
+    g.add_node("plain", name="Plain", label="PERSON", aliases=[], chunks=[[1, 1]])
+    g.add_edge("odd\ufffename", "plain", weight=1, relations=[{"label": "co-occurs", "chunks": [1]}])
+    write_graphml(g, tmp_path / "odd.graphml")
+    back = nx.read_graphml(tmp_path / "odd.graphml")
+    assert back.number_of_nodes() == 2 and back.number_of_edges() == 1
+    assert back.nodes["plain"]["name"] == "Plain"
