@@ -13,28 +13,10 @@ from typing import Any
 
 from core.db import Database
 from core.errors import BuildLockedError
-from kg.extract import ChunkText, Extraction
+from kg.extract import ChunkText, Extraction, Mention, Relation
 
 BUILD_LOCK_KEY = 0x6B67726167_01  # "kgrag" + 1: the graph build
 PARAMS_META_KEY = "graph_params"
-
-
-@dataclass(frozen=True, slots=True)
-class MentionRow:
-    key: str
-    chunk_id: int
-    surface: str
-    label: str
-    count: int
-
-
-@dataclass(frozen=True, slots=True)
-class RelationRow:
-    source: str
-    target: str
-    relation: str
-    chunk_id: int
-    weight: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +24,8 @@ class GraphSnapshot:
     """Everything the graph file is made of, read in one consistent snapshot."""
 
     corpus_version: int
-    mentions: list[MentionRow]
-    relations: list[RelationRow]
+    mentions: list[Mention]
+    relations: list[Relation]
     chunk_documents: list[tuple[int, int]]
 
 
@@ -159,11 +141,13 @@ class GraphStore:
             try:
                 with conn.transaction():
                     version = int(conn.execute("SELECT version FROM corpus_state WHERE id = 1").fetchone()[0])
-                    mentions = [MentionRow(r[0], int(r[1]), r[2], r[3], int(r[4])) for r in conn.execute(
+                    mention_rows = conn.execute(
                         "SELECT e.key, m.chunk_id, m.surface, m.label, m.count FROM kg_mentions m"
                         " JOIN kg_entities e ON e.id = m.entity_id ORDER BY e.key, m.chunk_id, m.surface, m.label"
-                    ).fetchall()]
-                    relations = [RelationRow(r[0], r[1], r[2], int(r[3]), int(r[4])) for r in conn.execute(
+                    ).fetchall()
+                    mentions = [Mention(key=r[0], chunk_id=int(r[1]), surface=r[2], label=r[3], count=int(r[4]))
+                                for r in mention_rows]
+                    relations = [Relation(r[0], r[1], r[2], int(r[3]), int(r[4])) for r in conn.execute(
                         "SELECT s.key, t.key, r.relation, r.chunk_id, r.weight FROM kg_relations r"
                         " JOIN kg_entities s ON s.id = r.source_id JOIN kg_entities t ON t.id = r.target_id"
                         " ORDER BY s.key, t.key, r.relation, r.chunk_id"
