@@ -110,10 +110,10 @@ def chart(results: dict[str, Any], path: Path) -> None:
         ax.bar(xs, [m[key] or 0.0 for _, m in rows], width, label=label)
     ax.set_xticks([j + width * (len(metrics) - 1) / 2 for j in range(len(rows))])
     ax.set_xticklabels([name for name, _ in rows], rotation=30, ha="right", fontsize=8)
-    ax.set_ylim(0, 1)
+    ax.set_ylim(0, 1.05)
     st = results["stamp"]
     ax.set_title(f"{st['dataset']['name']}: ablation (config {st['config_hash']})", fontsize=10)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
