@@ -70,7 +70,8 @@ def build_graph(
         pending = store.pending_documents()
         if on_total:
             on_total(sum(n for _, n in pending))
-        extractor = Extractor(nlp, labels=settings.entity_labels, batch_size=settings.batch_size)
+        extractor = Extractor(nlp, labels=settings.entity_labels, batch_size=settings.batch_size,
+                              processes=settings.processes)
         processed = 0
         for document_ids in _batches(pending, DOCUMENTS_BATCH_CHUNKS):
             chunks = store.pending_chunks(document_ids)

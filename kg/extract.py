@@ -75,10 +75,11 @@ class _Raw:
 
 
 class Extractor:
-    def __init__(self, nlp: Any, *, labels: Sequence[str], batch_size: int) -> None:
+    def __init__(self, nlp: Any, *, labels: Sequence[str], batch_size: int, processes: int = 1) -> None:
         self.nlp = nlp
         self.labels = frozenset(labels)
         self.batch_size = batch_size
+        self.processes = processes
         self._disable = disabled_for(nlp, BUILD_COMPONENTS)
         from spacy.lang.en.stop_words import STOP_WORDS
 
@@ -86,7 +87,10 @@ class Extractor:
 
     def extract(self, chunks: Sequence[ChunkText]) -> Extraction:
         """Parse the chunks in one batched pass, then resolve and relate per document."""
-        docs = self.nlp.pipe((c.text for c in chunks), batch_size=self.batch_size, disable=self._disable)
+        # spaCy keeps input order across worker processes, so the graph is the same for any count.
+        n_process = self.processes if len(chunks) >= 2 * self.batch_size else 1
+        docs = self.nlp.pipe((c.text for c in chunks), batch_size=self.batch_size, disable=self._disable,
+                             n_process=n_process)
         by_document: dict[int, list[tuple[ChunkText, Any]]] = defaultdict(list)
         for chunk, doc in zip(chunks, docs, strict=True):
             by_document[chunk.document_id].append((chunk, doc))

@@ -19,6 +19,7 @@ from core.runtime import Runtime
 from core.types import Filters
 from ingest.loaders import load_text
 from ingest.pipeline import Ingestor
+from kg.build import build_graph
 from kg.graphfile import read_networkx
 from kg.store import GraphStore
 from retrieval.base import Query, Retriever
@@ -259,3 +260,13 @@ def _build_when_unlocked(rt: Runtime, nlp: Any, timeout: float = 20.0) -> Any:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.2)
+
+
+def test_a_build_with_two_spacy_processes_writes_the_same_file(runtime: Runtime, nlp: Any) -> None:
+    ingest_folder(runtime)
+    build(runtime, nlp)
+    single = runtime.settings.graph_path.read_bytes()
+    graph = runtime.settings.graph.model_copy(update={"processes": 2, "batch_size": 2})
+    report = build_graph(GraphStore(runtime.db), graph, runtime.settings.graph_path, nlp, rebuild=True)
+    assert report.rebuilt and report.chunks_processed > 4  # enough chunks to use both workers
+    assert runtime.settings.graph_path.read_bytes() == single
