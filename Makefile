@@ -7,7 +7,7 @@ export TRANSFORMERS_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 export KGRAG_HOME ?= .kgrag/demo
 
-.PHONY: setup system-deps demo eval test lint bench clean
+.PHONY: setup system-deps demo eval test lint bench bench-quick clean
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -43,6 +43,13 @@ eval: setup
 	  -o eval/results/2wikimultihopqa.json
 	for f in eval/results/*.json; do \
 	  $(BIN)/kgrag eval report $$f --update README.md --chart docs/eval-$$(basename $$f .json).png || exit 1; done
+
+# Performance harness (bench/harness.py): JSON under bench/out/ and the generated bench/REPORT.md.
+bench: setup
+	$(BIN)/python bench/harness.py --chunks 10000 100000 --report
+
+bench-quick: setup
+	$(BIN)/python bench/harness.py --quick --out bench/out/quick.json
 
 test: setup system-deps
 	$(BIN)/ruff check .
