@@ -9,11 +9,7 @@ from typer.testing import CliRunner
 
 from api.cli import app
 from core.runtime import Runtime
-
-try:
-    from tests.retrieval_corpus import PARAPHRASE_DOC, PARAPHRASE_QUERY, RARE_TERM_DOC, ingest, planted_loaded
-except ImportError:  # tests/ collected as rootdir-relative modules rather than a package
-    from retrieval_corpus import PARAPHRASE_DOC, PARAPHRASE_QUERY, RARE_TERM_DOC, ingest, planted_loaded
+from tests.retrieval_corpus import PARAPHRASE_DOC, PARAPHRASE_QUERY, RARE_TERM_DOC, ingest, planted_loaded
 
 BYSTANDERS = [("planted/tides", "Tides", "Tides follow the moon."),
               ("planted/bread", "Bread", "Yeast makes bread rise in a warm kitchen."),

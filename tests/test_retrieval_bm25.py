@@ -16,11 +16,7 @@ from core.runtime import Runtime
 from core.types import Filters
 from retrieval.base import Query
 from retrieval.bm25 import BM25Retriever, index_text, load_index, tokenize
-
-try:
-    from tests.retrieval_corpus import RARE_TERM_DOC, SCIFACT, corpus_runtime, ingest, planted_loaded, source_of
-except ImportError:  # tests/ collected as rootdir-relative modules rather than a package
-    from retrieval_corpus import RARE_TERM_DOC, SCIFACT, corpus_runtime, ingest, planted_loaded, source_of
+from tests.retrieval_corpus import RARE_TERM_DOC, SCIFACT, corpus_runtime, ingest, planted_loaded, source_of
 
 
 @pytest.fixture(scope="module")

@@ -15,29 +15,16 @@ from core.types import Filters
 from retrieval.base import Query
 from retrieval.bm25 import BM25Retriever
 from retrieval.dense import DenseRetriever, ann_sql, search_on
-
-try:
-    from tests.retrieval_corpus import (
-        PARAPHRASE_DOC,
-        PARAPHRASE_QUERY,
-        RARE_TERM_DOC,
-        RARE_TERM_QUERY,
-        corpus_runtime,
-        ingest,
-        planted_loaded,
-        source_of,
-    )
-except ImportError:  # tests/ collected as rootdir-relative modules rather than a package
-    from retrieval_corpus import (
-        PARAPHRASE_DOC,
-        PARAPHRASE_QUERY,
-        RARE_TERM_DOC,
-        RARE_TERM_QUERY,
-        corpus_runtime,
-        ingest,
-        planted_loaded,
-        source_of,
-    )
+from tests.retrieval_corpus import (
+    PARAPHRASE_DOC,
+    PARAPHRASE_QUERY,
+    RARE_TERM_DOC,
+    RARE_TERM_QUERY,
+    corpus_runtime,
+    ingest,
+    planted_loaded,
+    source_of,
+)
 
 
 @pytest.fixture(scope="module")

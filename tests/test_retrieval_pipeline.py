@@ -17,27 +17,15 @@ from core.types import Filters
 from retrieval.base import Query, RetrievalResult
 from retrieval.bm25 import load_index
 from retrieval.pipeline import PipelineResult, QueryPipeline, build_pipeline
-
-try:
-    from tests.retrieval_corpus import (
-        BEES_QUERY,
-        PARAPHRASE_DOC,
-        PARAPHRASE_QUERY,
-        RARE_TERM_DOC,
-        RARE_TERM_QUERY,
-        SCIFACT,
-        corpus_runtime,
-    )
-except ImportError:  # tests/ collected as rootdir-relative modules rather than a package
-    from retrieval_corpus import (
-        BEES_QUERY,
-        PARAPHRASE_DOC,
-        PARAPHRASE_QUERY,
-        RARE_TERM_DOC,
-        RARE_TERM_QUERY,
-        SCIFACT,
-        corpus_runtime,
-    )
+from tests.retrieval_corpus import (
+    BEES_QUERY,
+    PARAPHRASE_DOC,
+    PARAPHRASE_QUERY,
+    RARE_TERM_DOC,
+    RARE_TERM_QUERY,
+    SCIFACT,
+    corpus_runtime,
+)
 
 
 @pytest.fixture(scope="module")

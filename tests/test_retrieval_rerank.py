@@ -13,11 +13,7 @@ from core.runtime import Runtime
 from core.settings import RerankSettings
 from retrieval.pipeline import PipelineResult, build_pipeline
 from retrieval.rerank import Reranker
-
-try:
-    from tests.retrieval_corpus import BEES_QUERY, corpus_runtime
-except ImportError:  # tests/ collected as rootdir-relative modules rather than a package
-    from retrieval_corpus import BEES_QUERY, corpus_runtime
+from tests.retrieval_corpus import BEES_QUERY, corpus_runtime
 
 OFFLINE_MODEL = "cross-encoder/ms-marco-MiniLM-L6-v2"
 
