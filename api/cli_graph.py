@@ -53,8 +53,9 @@ def run_build(rt: Runtime, *, rebuild: bool, processes: int | None = None) -> Bu
 def build(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Re-extract every chunk, not only new ones.")] = False,
     processes: Annotated[int | None, typer.Option(
-        "--processes", "-p", min=1, max=32,
-        help="spaCy worker processes (default KGRAG_GRAPH__PROCESSES=1); 2 is ~1.8x faster on 2 cores.")] = None,
+        "--processes", "-p", min=0, max=32,
+        help="spaCy worker processes; 0 (the default, KGRAG_GRAPH__PROCESSES) is one per core, at most 4. "
+             "1 parses in this process.")] = None,
 ) -> None:
     """Extract entities and relations from chunks not yet processed and write the graph file.
 
@@ -63,7 +64,8 @@ def build(
 
     Example:  kgrag graph build            (incremental)
               kgrag graph build --rebuild  (everything again)
-              kgrag graph build -p 2       (two spaCy processes: faster on a multi-core machine)
+              kgrag graph build -p 1       (one process: less memory, slower on a multi-core machine)
+              KGRAG_GRAPH__EXTRACTION=syntax kgrag graph build   (adds verb-labelled relations; ~2x slower)
     """
     with runtime() as rt:
         report = run_build(rt, rebuild=rebuild, processes=processes)

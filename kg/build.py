@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from core.settings import GraphSettings
-from kg.extract import Extractor
 from kg.graphfile import FORMAT, build_networkx, to_bytes, write_atomic
 from kg.nlp import model_id
+from kg.parallel import ExtractorSpec, extract_in_order, worker_count
 from kg.store import GraphStore
 
 EXTRACTOR_VERSION = 1
@@ -49,14 +49,20 @@ def extraction_params(settings: GraphSettings, nlp: Any) -> dict[str, Any]:
         "spacy_model": settings.spacy_model,
         "spacy_model_version": model_id(nlp),
         "entity_labels": sorted(settings.entity_labels),
+        "extraction": settings.extraction,
     }
 
 
 def build_graph(
     store: GraphStore, settings: GraphSettings, path: Path, nlp: Any, *, rebuild: bool = False,
     on_total: Callable[[int], None] | None = None, on_progress: Callable[[int], None] | None = None,
+    batch_chunks: int | None = None,
 ) -> BuildReport:
-    """Run one build; raises BuildLockedError when another is running."""
+    """Run one build; raises BuildLockedError when another is running.
+
+    ``nlp`` is used in this process; worker processes (``settings.processes``) load
+    ``settings.spacy_model`` themselves, so the two must name the same model.
+    """
     t0 = time.perf_counter()
     params = extraction_params(settings, nlp)
     params_json = json.dumps(params, sort_keys=True)
@@ -70,15 +76,15 @@ def build_graph(
         pending = store.pending_documents()
         if on_total:
             on_total(sum(n for _, n in pending))
-        extractor = Extractor(nlp, labels=settings.entity_labels, batch_size=settings.batch_size,
-                              processes=settings.processes)
+        spec = ExtractorSpec(settings.spacy_model, tuple(settings.entity_labels), settings.batch_size,
+                             settings.extraction)
+        batches = list(_batches(pending, batch_chunks or DOCUMENTS_BATCH_CHUNKS))
+        # Starting workers costs seconds (each loads the model), so one batch is parsed here.
+        workers = min(worker_count(settings.processes), len(batches))
+        chunk_batches = (chunks for ids in batches if (chunks := store.pending_chunks(ids)))
         processed = 0
-        for document_ids in _batches(pending, DOCUMENTS_BATCH_CHUNKS):
-            chunks = store.pending_chunks(document_ids)
-            if not chunks:
-                continue
-            written = store.write(extractor.extract(chunks))
-            processed += written
+        for chunks, extraction in extract_in_order(spec, chunk_batches, workers=workers, nlp=nlp):
+            processed += store.write(extraction)
             if on_progress:
                 on_progress(len(chunks))
         pruned = store.prune_orphans()

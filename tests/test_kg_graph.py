@@ -267,6 +267,8 @@ def test_a_build_with_two_spacy_processes_writes_the_same_file(runtime: Runtime,
     build(runtime, nlp)
     single = runtime.settings.graph_path.read_bytes()
     graph = runtime.settings.graph.model_copy(update={"processes": 2, "batch_size": 2})
-    report = build_graph(GraphStore(runtime.db), graph, runtime.settings.graph_path, nlp, rebuild=True)
-    assert report.rebuilt and report.chunks_processed > 4  # enough chunks to use both workers
+    batches = []
+    report = build_graph(GraphStore(runtime.db), graph, runtime.settings.graph_path, nlp, rebuild=True,
+                         batch_chunks=2, on_progress=batches.append)
+    assert report.rebuilt and len(batches) > 4  # enough batches to keep both workers busy
     assert runtime.settings.graph_path.read_bytes() == single

@@ -1,0 +1,118 @@
+"""Extraction batches spread over spaCy worker processes, results handed back in submission order.
+
+spaCy is the whole cost of a graph build (the rest of a 100k-chunk build takes seconds), and one
+process uses one core. Each worker loads the model once and extracts whole batches of documents;
+the parent keeps reading pending chunks from Postgres and writing finished batches while they run.
+Batches are independent (aliases resolve within a document, and a batch holds whole documents), so
+the stored rows, and the graph file, are the same for any number of workers.
+
+Workers are started with ``spawn``: the parent may be a threaded API server, where ``fork`` can copy
+a lock some other thread holds.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Literal
+
+from core.errors import KgragError
+from kg.extract import ChunkText, Extraction, Extractor
+
+MAX_AUTO_WORKERS = 4
+"""``processes = 0`` means one per available core, capped: each worker holds its own model (~200 MB)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractorSpec:
+    """What a worker needs to build the same Extractor as the parent (a loaded model cannot be sent)."""
+
+    spacy_model: str
+    labels: tuple[str, ...]
+    batch_size: int
+    mode: Literal["entities", "syntax"]
+
+    def build(self, nlp: object | None = None) -> Extractor:
+        from kg.nlp import load_spacy
+
+        return Extractor(nlp if nlp is not None else load_spacy(self.spacy_model), labels=self.labels,
+                         batch_size=self.batch_size, mode=self.mode)
+
+
+def worker_count(processes: int) -> int:
+    """The configured count, or for 0 the cores this process may run on (at most MAX_AUTO_WORKERS)."""
+    if processes > 0:
+        return processes
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_AUTO_WORKERS))
+
+
+def extract_in_order(spec: ExtractorSpec, batches: Iterable[Sequence[ChunkText]], *, workers: int,
+                     nlp: object | None = None) -> Iterator[tuple[Sequence[ChunkText], Extraction]]:
+    """Each batch with its extraction, in the order given; in this process when ``workers`` is 1."""
+    if workers <= 1:
+        extractor = spec.build(nlp)
+        for batch in batches:
+            yield batch, extractor.extract(batch)
+        return
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_start_worker, initargs=(spec,))
+    in_flight: deque[tuple[Sequence[ChunkText], Future[Extraction]]] = deque()
+    try:
+        for batch in batches:
+            in_flight.append((batch, pool.submit(_extract, batch)))
+            if len(in_flight) >= 2 * workers:  # enough queued to keep every worker busy, no more
+                yield _collect(in_flight.popleft())
+        while in_flight:
+            yield _collect(in_flight.popleft())
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _collect(item: tuple[Sequence[ChunkText], Future[Extraction]]) -> tuple[Sequence[ChunkText], Extraction]:
+    batch, future = item
+    try:
+        return batch, future.result()
+    except BrokenProcessPool as exc:
+        raise KgragError(
+            f"a spaCy worker process died ({exc})",
+            fix="run the build with one process (kgrag graph build -p 1, or KGRAG_GRAPH__PROCESSES=1) and check "
+                "memory; a script that calls build_graph needs an `if __name__ == \"__main__\":` guard, since "
+                "workers re-import it. The batches written so far are kept",
+        ) from exc
+
+
+_worker: Extractor | None = None
+"""The extractor of this worker process (set by the pool initializer; never used in the parent)."""
+
+
+def _start_worker(spec: ExtractorSpec) -> None:
+    global _worker
+    _exit_with_parent(os.getppid())
+    _worker = spec.build()
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A parent killed with -9 cannot stop its pool, and an idle worker would wait on its queue forever."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="kgrag-parent-watch", daemon=True).start()
+
+
+def _extract(batch: Sequence[ChunkText]) -> Extraction:
+    assert _worker is not None, "the pool initializer did not run"
+    return _worker.extract(batch)
