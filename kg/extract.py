@@ -76,7 +76,7 @@ class _Raw:
 
 class Extractor:
     def __init__(self, nlp: Any, *, labels: Sequence[str], batch_size: int,
-                 mode: Literal["entities", "syntax"] = "syntax") -> None:
+                 mode: Literal["entities", "syntax"] = "entities") -> None:
         self.nlp = nlp
         self.labels = frozenset(labels)
         self.batch_size = batch_size
