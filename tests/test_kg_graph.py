@@ -203,12 +203,13 @@ _KILLABLE_BUILD = """
 import sys, time
 import kg.build
 from core.runtime import Runtime
-from core.settings import DatabaseSettings, Settings
+from core.settings import DatabaseSettings, GraphSettings, Settings
 from kg.nlp import load_spacy
 from kg.store import GraphStore
 
 kg.build.DOCUMENTS_BATCH_CHUNKS = 1
-settings = Settings(_env_file=None, home=sys.argv[1], database=DatabaseSettings(url=sys.argv[2]))
+settings = Settings(_env_file=None, home=sys.argv[1], database=DatabaseSettings(url=sys.argv[2]),
+                    graph=GraphSettings(processes=2))
 
 def slow(_n):
     print("batch", flush=True)
@@ -220,11 +221,36 @@ with Runtime(settings) as rt:
 """
 
 
+def _children(pid: int) -> set[int]:
+    from pathlib import Path
+
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    from pathlib import Path
+
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 def test_kill_9_during_a_build_leaves_the_old_file_and_releases_the_lock(runtime: Runtime, nlp: Any) -> None:
     import os
     import signal
     import subprocess
     import sys
+    import time
 
     ingest_folder(runtime)
     build(runtime, nlp)
@@ -238,9 +264,15 @@ def test_kill_9_during_a_build_leaves_the_old_file_and_releases_the_lock(runtime
         assert proc.stdout is not None
         for _ in range(3):
             assert proc.stdout.readline().strip() == "batch"
+        workers = _children(proc.pid)
+        assert len(workers) >= 2  # the spaCy worker processes (plus multiprocessing's resource tracker)
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(_alive(w) for w in workers), "worker processes outlived the killed build"
     assert path.read_bytes() == before
     assert 3 <= GraphStore(runtime.db).counts()["processed_chunks"] < 12
     resumed = _build_when_unlocked(runtime, nlp)  # the dead build's lock goes with its connection
