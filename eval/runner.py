@@ -180,12 +180,18 @@ def run_eval(rt: Runtime, dataset: Dataset, *, ablate: bool, answers: bool | Non
     }
 
 
+EVAL_OUTPUTS = (":(exclude)eval/results", ":(exclude)README.md", ":(exclude)docs/eval-*.png")
+"""What `make eval` itself rewrites: a run after the first would otherwise always be stamped dirty."""
+
+
 def git_commit(repo: Path) -> dict[str, Any]:
+    """The commit that ran, and whether code or config differed from it (eval outputs do not count)."""
     try:
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True,
                              check=True).stdout.strip()
-        dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo,
-                                    capture_output=True, text=True, check=True).stdout.strip())
+        dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                     *EVAL_OUTPUTS], cwd=repo, capture_output=True, text=True,
+                                    check=True).stdout.strip())
     except (OSError, subprocess.CalledProcessError):
         return {"commit": None, "dirty": None}
     return {"commit": sha, "dirty": dirty}
