@@ -138,3 +138,26 @@ def test_committed_results_match_the_current_config_data_and_readme(path: Path) 
         f"README's table for {path.stem} is not what `kgrag eval report eval/results/{path.name} --update "
         "README.md` generates"
     )
+
+
+def test_the_stamp_is_dirty_for_code_changes_but_not_for_what_make_eval_rewrites(tmp_path: Path) -> None:
+    import subprocess
+
+    from eval.runner import git_commit
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
+                       capture_output=True)
+
+    for name in ("eval/results/scifact.json", "README.md", "docs/eval-scifact.png", "retrieval/fusion.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("v1")
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "init")
+    for name in ("eval/results/scifact.json", "README.md", "docs/eval-scifact.png"):
+        (tmp_path / name).write_text("v2")
+    stamp = git_commit(tmp_path)
+    assert stamp["commit"] and stamp["dirty"] is False
+    (tmp_path / "retrieval/fusion.py").write_text("v2")
+    assert git_commit(tmp_path)["dirty"] is True
