@@ -60,7 +60,7 @@ def _export(res: Resources, fmt: str, entity: str | None, hops: int, top: int | 
 
     path = res.settings.graph_path
     if not path.exists():
-        raise GraphMissingError(f"no graph has been built yet (no file at {path})",
+        raise GraphMissingError("no graph has been built yet",  # the server's file layout is not the client's business
                                 fix="start a build with POST /v1/graph/build, then poll its job")
     g = read_networkx(path)
     if fmt == "html" and entity is None and top is None and g.number_of_nodes() > ex.HTML_DEFAULT_TOP:

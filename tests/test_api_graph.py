@@ -28,6 +28,7 @@ def test_build_job_then_export(make_settings: Callable[..., Settings], embedder:
     with client_for(settings, embedder) as client:
         missing = client.get("/v1/graph/export", params={"format": "json"})
         assert missing.status_code == 409 and "POST /v1/graph/build" in missing.json()["fix"]
+        assert str(settings.home) not in missing.text  # no server paths to clients
 
         ingest_examples(client)
         r = client.post("/v1/graph/build")
