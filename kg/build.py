@@ -18,7 +18,7 @@ from typing import Any
 from core.settings import GraphSettings
 from kg.graphfile import FORMAT, build_networkx, to_bytes, write_atomic
 from kg.nlp import model_id
-from kg.parallel import ExtractorSpec, extract_in_order, worker_count
+from kg.parallel import extract_in_order, worker_count
 from kg.store import GraphStore
 
 EXTRACTOR_VERSION = 1
@@ -76,14 +76,12 @@ def build_graph(
         pending = store.pending_documents()
         if on_total:
             on_total(sum(n for _, n in pending))
-        spec = ExtractorSpec(settings.spacy_model, tuple(settings.entity_labels), settings.batch_size,
-                             settings.extraction)
         batches = list(_batches(pending, batch_chunks or DOCUMENTS_BATCH_CHUNKS))
         # Starting workers costs seconds (each loads the model), so one batch is parsed here.
         workers = min(worker_count(settings.processes), len(batches))
         chunk_batches = (chunks for ids in batches if (chunks := store.pending_chunks(ids)))
         processed = 0
-        for chunks, extraction in extract_in_order(spec, chunk_batches, workers=workers, nlp=nlp):
+        for chunks, extraction in extract_in_order(settings, chunk_batches, workers=workers, nlp=nlp):
             processed += store.write(extraction)
             if on_progress:
                 on_progress(len(chunks))

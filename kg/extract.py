@@ -11,8 +11,9 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
+from core.settings import ExtractionMode, GraphSettings
 from kg.canonical import GENERIC_TAILS, canonical_name, entity_key, most_common, resolve_aliases
 from kg.nlp import ENTITY_COMPONENTS, SYNTAX_COMPONENTS, disabled_for
 
@@ -75,8 +76,7 @@ class _Raw:
 
 
 class Extractor:
-    def __init__(self, nlp: Any, *, labels: Sequence[str], batch_size: int,
-                 mode: Literal["entities", "syntax"] = "entities") -> None:
+    def __init__(self, nlp: Any, *, labels: Sequence[str], batch_size: int, mode: ExtractionMode = "entities") -> None:
         self.nlp = nlp
         self.labels = frozenset(labels)
         self.batch_size = batch_size
@@ -84,6 +84,10 @@ class Extractor:
         from spacy.lang.en.stop_words import STOP_WORDS
 
         self._stop = frozenset(STOP_WORDS)
+
+    @classmethod
+    def from_settings(cls, nlp: Any, settings: GraphSettings) -> Extractor:
+        return cls(nlp, labels=settings.entity_labels, batch_size=settings.batch_size, mode=settings.extraction)
 
     def extract(self, chunks: Sequence[ChunkText]) -> Extraction:
         """Parse the chunks in one batched pass, then resolve and relate per document."""

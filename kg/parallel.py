@@ -20,30 +20,14 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
-from typing import Literal
+from typing import Any
 
 from core.errors import KgragError
+from core.settings import GraphSettings
 from kg.extract import ChunkText, Extraction, Extractor
 
 MAX_AUTO_WORKERS = 4
 """``processes = 0`` means one per available core, capped: each worker holds its own model (~200 MB)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ExtractorSpec:
-    """What a worker needs to build the same Extractor as the parent (a loaded model cannot be sent)."""
-
-    spacy_model: str
-    labels: tuple[str, ...]
-    batch_size: int
-    mode: Literal["entities", "syntax"]
-
-    def build(self, nlp: object | None = None) -> Extractor:
-        from kg.nlp import load_spacy
-
-        return Extractor(nlp if nlp is not None else load_spacy(self.spacy_model), labels=self.labels,
-                         batch_size=self.batch_size, mode=self.mode)
 
 
 def worker_count(processes: int) -> int:
@@ -57,16 +41,17 @@ def worker_count(processes: int) -> int:
     return max(1, min(cores, MAX_AUTO_WORKERS))
 
 
-def extract_in_order(spec: ExtractorSpec, batches: Iterable[Sequence[ChunkText]], *, workers: int,
-                     nlp: object | None = None) -> Iterator[tuple[Sequence[ChunkText], Extraction]]:
-    """Each batch with its extraction, in the order given; in this process when ``workers`` is 1."""
+def extract_in_order(settings: GraphSettings, batches: Iterable[Sequence[ChunkText]], *, workers: int,
+                     nlp: Any) -> Iterator[tuple[Sequence[ChunkText], Extraction]]:
+    """Each batch with its extraction, in the order given; with ``nlp`` in this process when ``workers``
+    is 1, else in workers that load ``settings.spacy_model`` themselves (a loaded model cannot be sent)."""
     if workers <= 1:
-        extractor = spec.build(nlp)
+        extractor = Extractor.from_settings(nlp, settings)
         for batch in batches:
             yield batch, extractor.extract(batch)
         return
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_start_worker, initargs=(spec,))
+                               initializer=_start_worker, initargs=(settings,))
     in_flight: deque[tuple[Sequence[ChunkText], Future[Extraction]]] = deque()
     try:
         for batch in batches:
@@ -96,10 +81,12 @@ _worker: Extractor | None = None
 """The extractor of this worker process (set by the pool initializer; never used in the parent)."""
 
 
-def _start_worker(spec: ExtractorSpec) -> None:
+def _start_worker(settings: GraphSettings) -> None:
+    from kg.nlp import load_spacy
+
     global _worker
     _exit_with_parent(os.getppid())
-    _worker = spec.build()
+    _worker = Extractor.from_settings(load_spacy(settings.spacy_model), settings)
 
 
 def _exit_with_parent(parent: int) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.runtime import Runtime
-from core.settings import GraphSettings
+from core.settings import ExtractionMode, GraphSettings
 from kg.build import build_graph
 from kg.canonical import entity_key
 from kg.extract import CO_OCCURS, ChunkText, Extraction, Extractor
@@ -25,9 +25,8 @@ TEXT = (
 )
 
 
-def _extract(nlp: Any, mode: str) -> Extraction:
-    settings = GraphSettings()
-    extractor = Extractor(nlp, labels=settings.entity_labels, batch_size=8, mode=mode)  # type: ignore[arg-type]
+def _extract(nlp: Any, mode: ExtractionMode) -> Extraction:
+    extractor = Extractor.from_settings(nlp, GraphSettings(extraction=mode, batch_size=8))
     return extractor.extract([ChunkText(id=1, document_id=1, text=TEXT, title="")])
 
 
