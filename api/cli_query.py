@@ -75,6 +75,11 @@ def _print_hit(hit: PassageHit, *, explain: bool) -> None:
         if hit.rerank_score is not None:
             parts.append(f"rerank {hit.rerank_score:.4f}")
         console.print(f"   [cyan]{escape(' · '.join(parts))}[/]")
+        graph = hit.explanations.get("graph", {})
+        if graph.get("chain"):
+            console.print(f"   [magenta]graph: {escape(graph['chain'])}[/]", highlight=False)
+            for sentence in filter(None, graph.get("evidence", [])):
+                console.print(f"   [dim]  “{escape(_snippet(sentence))}”[/]", highlight=False)
 
 
 def _print_explain(result: PipelineResult) -> None:
@@ -88,6 +93,11 @@ def _print_explain(result: PipelineResult) -> None:
         state = status.state if status is not None and "." not in stage else ""
         table.add_row(stage, state, f"{seconds * 1000:.1f}")
     console.print(table)
+    if result.fusion_weights:
+        basis = result.explanations.get("graph", {}).get("fusion_weight", {}).get("basis")
+        weights = ", ".join(f"{s} {w:.3g}" + (f" ({basis} link)" if s == "graph" and basis else "")
+                            for s, w in result.fusion_weights.items())
+        console.print(f"[bold]fusion weights:[/] {escape(weights)}", highlight=False)
     for signal, details in result.explanations.items():
         console.print(f"[bold]{signal}:[/] {escape(json.dumps(details, default=str)[:600])}", highlight=False)
 

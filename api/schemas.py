@@ -73,12 +73,16 @@ class HitOut(BaseModel):
     rerank_score: float | None
     ranks: dict[str, int] = Field(description="Signal → 1-based rank in that signal's list.")
     scores: dict[str, float] = Field(description="Signal → that signal's own score (dense: cosine similarity).")
+    explanation: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="Signal → why it returned this passage. graph: the chain from the question's linked node "
+                    "to this passage's document (path, relations, evidence sentences, chain).")
 
     @classmethod
     def of(cls, h: PassageHit) -> HitOut:
         return cls(rank=h.rank, chunk_id=h.chunk_id, document_id=h.document_id, source=h.source, title=h.title,
                    page=h.page, text=h.text, fused_score=h.fused_score, rerank_score=h.rerank_score,
-                   ranks=dict(h.ranks), scores=dict(h.scores))
+                   ranks=dict(h.ranks), scores=dict(h.scores), explanation=dict(h.explanations))
 
 
 class CitationOut(BaseModel):
@@ -137,6 +141,9 @@ class RetrievalOut(BaseModel):
     stages: dict[str, StageOut]
     timings: dict[str, float]
     gate: GateOut
+    fusion_weights: dict[str, float] = Field(
+        default_factory=dict, description="The RRF weight each signal got for this question (configured weight × "
+        "the retriever's confidence: the graph weighs more when the question names a document title).")
 
 
 class QueryResponse(RetrievalOut):

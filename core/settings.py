@@ -87,6 +87,25 @@ class GraphSettings(BaseModel):
     hops: int = Field(default=2, ge=1, le=4)
     fuzzy_threshold: float = Field(default=90.0, ge=0.0, le=100.0)
     candidates: int = Field(default=20, ge=1)
+    document_edge_weight: float = Field(
+        default=3.0, ge=0.0,
+        description="Traversal weight of a document-to-document mention link, times its alias's specificity "
+                    "(an entity co-occurrence edge weighs 1 + ln count).",
+    )
+    mention_share: float = Field(
+        default=0.05, ge=0.0, le=1.0,
+        description="A chunk scores its own document's relevance plus this share of what it mentions.",
+    )
+    title_fusion_weight: float = Field(
+        default=3.0, ge=0.0,
+        description="RRF weight of the graph list when the question names a document title, times the "
+                    "link's specificity: exact title links are the graph's strongest evidence.",
+    )
+    entity_fusion_weight: float = Field(
+        default=0.5, ge=0.0,
+        description="RRF weight of the graph list when only entities linked, times the best link's "
+                    "confidence; common or fuzzy entities say little, so they weigh little.",
+    )
 
 
 class RetrievalSettings(BaseModel):

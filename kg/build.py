@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from core.settings import GraphSettings
-from kg.graphfile import FORMAT, build_networkx, to_bytes, write_atomic
+from kg.documents import document_layer
+from kg.graphfile import DOCUMENT, FORMAT, build_networkx, to_bytes, write_atomic
 from kg.nlp import model_id
 from kg.parallel import extract_in_order, worker_count
 from kg.store import GraphStore
@@ -87,11 +88,14 @@ def build_graph(
                 on_progress(len(chunks))
         pruned = store.prune_orphans()
         snapshot = store.snapshot()
+        layer = document_layer(store.titles(), store.iter_chunk_texts())
         manifest = {"format": FORMAT, "corpus_version": snapshot.corpus_version, "params": params}
-        graph = build_networkx(snapshot, manifest)
+        graph = build_networkx(snapshot, manifest, layer)
         relation_count = sum(len(rels) for _, _, rels in graph.edges(data="relations"))
         graph.graph["manifest"]["counts"] = {
             "entities": graph.number_of_nodes(), "edges": graph.number_of_edges(), "relations": relation_count,
+            "documents": sum(1 for _, kind in graph.nodes(data="kind") if kind == DOCUMENT),
+            "document_links": len(layer.links),
             "chunks": len(snapshot.chunk_documents),
         }
         data = to_bytes(graph)

@@ -74,7 +74,7 @@ def write_graphml(g: nx.Graph, path: Path) -> None:
     for a, b, data in sorted(g.edges(data=True)):
         rels = data.get("relations", [])
         flat.add_edge(_xml_safe(a), _xml_safe(b), weight=float(data.get("weight", 1)),
-                      label=_xml_safe(", ".join(sorted({r["label"] for r in rels}))),
+                      kind=data.get("kind", "entity"), label=_xml_safe(", ".join(sorted({r["label"] for r in rels}))),
                       relations=json.dumps(rels, sort_keys=True))
     nx.write_graphml(flat, path)
 
@@ -92,12 +92,18 @@ def write_json(g: nx.Graph, path: Path) -> None:
     path.write_text(json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False), encoding="utf-8")
 
 
+def _evidence(data: dict[str, Any], per_node: int) -> list[int]:
+    """A node's evidence: a document's own first chunks, then the chunks that mention it most."""
+    home = [int(c) for c in data.get("home") or []][:per_node]
+    ranked = sorted(data.get("chunks") or [], key=lambda cn: (-cn[1], cn[0]))
+    return (home + [int(c) for c, _ in ranked if int(c) not in home])[:per_node]
+
+
 def evidence_chunk_ids(g: nx.Graph, per_node: int = EVIDENCE_PER_NODE) -> list[int]:
-    """The chunks an HTML view embeds: each node's most-mentioning chunks."""
+    """The chunks an HTML view embeds: each node's evidence (see ``_evidence``)."""
     ids: set[int] = set()
-    for _, chunks in g.nodes(data="chunks"):
-        ranked = sorted(chunks or [], key=lambda cn: (-cn[1], cn[0]))[:per_node]
-        ids.update(int(c) for c, _ in ranked)
+    for _, data in g.nodes(data=True):
+        ids.update(_evidence(data, per_node))
     return sorted(ids)
 
 
@@ -105,15 +111,16 @@ def write_html(g: nx.Graph, path: Path, chunk_texts: dict[int, tuple[str, str, s
     """One file: the template from kg/assets with this graph's nodes, edges and evidence inlined."""
     nodes = []
     for node, data in sorted(g.nodes(data=True)):
-        ranked = sorted(data.get("chunks") or [], key=lambda cn: (-cn[1], cn[0]))[:EVIDENCE_PER_NODE]
         nodes.append({
-            "id": node, "name": data.get("name", node), "label": data.get("label", ""),
-            "pagerank": data.get("pagerank", 0.0), "aliases": data.get("aliases", []),
-            "mentions": data.get("mentions", 0), "chunks": [int(c) for c, _ in ranked if int(c) in chunk_texts],
+            "id": node, "kind": data.get("kind", "entity"), "name": data.get("name", node),
+            "label": data.get("label", ""), "pagerank": data.get("pagerank", 0.0), "aliases": data.get("aliases", []),
+            "mentions": data.get("mentions", 0),
+            "chunks": [c for c in _evidence(data, EVIDENCE_PER_NODE) if c in chunk_texts],
         })
     edges = [
-        {"source": a, "target": b, "weight": data.get("weight", 1),
-         "label": ", ".join(sorted({r["label"] for r in data.get("relations", [])}))}
+        {"source": a, "target": b, "weight": data.get("weight", 1), "kind": data.get("kind", "entity"),
+         "label": ", ".join(sorted({r["label"] for r in data.get("relations", [])})),
+         "evidence": [r["sentence"] for r in data.get("relations", []) if r.get("sentence")][:2]}
         for a, b, data in sorted(g.edges(data=True))
     ]
     evidence = {str(cid): {"title": t, "source": s, "text": text} for cid, (t, s, text) in sorted(chunk_texts.items())}

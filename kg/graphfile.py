@@ -19,16 +19,30 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from kg.canonical import entity_key, most_common
+from kg.canonical import canonical_name, entity_key, most_common
+from kg.documents import DocumentLayer
 from kg.extract import TITLE_LABEL
 from kg.store import GraphSnapshot
 from kg.traversal import global_pagerank
 
-FORMAT = "kgrag-graph/1"
+FORMAT = "kgrag-graph/2"
+DOCUMENT_PREFIX = "doc:"
+"""Document node keys; entity keys never hold a colon, so the two kinds cannot collide."""
+DOCUMENT_LABEL = "DOCUMENT"
+ENTITY, DOCUMENT = "entity", "document"
+MENTIONS_DOCUMENT, TITLED = "mentions-document", "titled"
+"""Edge kinds beside entity relations: a chunk of one document writes another's title; a document and
+the entity its title names."""
 
 
-def build_networkx(snapshot: GraphSnapshot, manifest: dict[str, Any]) -> nx.Graph:
-    """Entity nodes (name, label, aliases, evidence chunks) and undirected edges holding each relation.
+def document_node(document_id: int) -> str:
+    return f"{DOCUMENT_PREFIX}{document_id}"
+
+
+def build_networkx(snapshot: GraphSnapshot, manifest: dict[str, Any], documents: DocumentLayer | None = None
+                   ) -> nx.Graph:
+    """Entity nodes (name, label, aliases, evidence chunks) and undirected edges holding each relation,
+    plus a node per document (its home chunks, the chunks that mention it) and mention links between them.
 
     An entity with no mention left is not a node, and a relation's evidence is always a chunk that
     mentions both ends, so every node and edge can cite a chunk that still exists.
@@ -47,7 +61,8 @@ def build_networkx(snapshot: GraphSnapshot, manifest: dict[str, Any]) -> nx.Grap
         name = most_common(own)
         aliases = sorted({s for s, _ in surfaces[key] if entity_key(s) != key})
         g.add_node(
-            key, name=name, label=most_common(labels[key]) if labels[key] else TITLE_LABEL, aliases=aliases,
+            key, kind=ENTITY, name=name, label=most_common(labels[key]) if labels[key] else TITLE_LABEL,
+            aliases=aliases,
             chunks=[[c, n] for c, n in sorted(chunks[key].items())], mentions=sum(chunks[key].values()),
         )
     edges: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -58,9 +73,53 @@ def build_networkx(snapshot: GraphSnapshot, manifest: dict[str, Any]) -> nx.Grap
         edges[pair].append({"label": r.relation, "source": r.source, "target": r.target, "weight": r.weight,
                             "chunk": r.chunk_id})
     for (a, b), rels in sorted(edges.items()):
-        g.add_edge(a, b, weight=sum(r["weight"] for r in rels), relations=_group_relations(rels))
+        g.add_edge(a, b, kind=ENTITY, weight=sum(r["weight"] for r in rels), relations=_group_relations(rels))
+    if documents is not None:
+        _add_documents(g, documents, snapshot.chunk_documents)
     _add_pagerank(g)
     return g
+
+
+def _add_documents(g: nx.Graph, layer: DocumentLayer, chunk_documents: list[tuple[int, int]]) -> None:
+    """Document nodes and their links. A link's weight is its alias's specificity (see kg.documents)."""
+    live = {c for c, _ in chunk_documents}
+    home: dict[int, list[int]] = defaultdict(list)
+    for chunk_id, document_id in chunk_documents:
+        home[document_id].append(chunk_id)
+    links = [link for link in layer.links if link.chunk_id in live and link.target in home]
+    mentioned_in: dict[int, set[int]] = defaultdict(set)
+    for link in links:
+        mentioned_in[link.target].add(link.chunk_id)
+    for doc in layer.titles:
+        if doc.document_id not in home:
+            continue
+        g.add_node(
+            document_node(doc.document_id), kind=DOCUMENT, name=doc.title, label=DOCUMENT_LABEL,
+            aliases=list(doc.aliases), full_key=doc.full_key,
+            alias_df={a: layer.alias_df.get(a, 0) for a in doc.aliases}, home=sorted(home[doc.document_id]),
+            chunks=[[c, 1] for c in sorted(mentioned_in[doc.document_id])],
+            mentions=len(mentioned_in[doc.document_id]),
+        )
+        entity = entity_key(canonical_name(doc.title, strip_disambiguator=True))
+        if entity in g and g.nodes[entity].get("kind") == ENTITY:
+            g.add_edge(document_node(doc.document_id), entity, kind=TITLED, weight=1, relations=[
+                {"label": TITLED, "source": document_node(doc.document_id), "target": entity, "weight": 1,
+                 "chunks": []}])
+    grouped: dict[tuple[int, int], list[Any]] = defaultdict(list)
+    for link in links:
+        grouped[(link.source_document, link.target)].append(link)
+    pairs: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for (source, target), group in sorted(grouped.items()):
+        a, b = document_node(source), document_node(target)
+        if a not in g or b not in g:
+            continue
+        best = max(group, key=lambda k: (k.weight, -k.chunk_id))
+        pairs[(a, b) if a < b else (b, a)].append({
+            "label": "mentions", "source": a, "target": b, "weight": round(best.weight, 6),
+            "chunks": sorted({k.chunk_id for k in group}), "alias": best.alias, "sentence": best.sentence,
+        })
+    for (a, b), rels in sorted(pairs.items()):
+        g.add_edge(a, b, kind=MENTIONS_DOCUMENT, weight=max(r["weight"] for r in rels), relations=rels)
 
 
 def _group_relations(rels: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -18,10 +18,15 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from kg.graphfile import read_data
+from kg.documents import TitleDocument, TitleIndex
+from kg.graphfile import DOCUMENT, MENTIONS_DOCUMENT, TITLED, read_data
 from kg.traversal import row_normalised
 
 Signature = tuple[int, int, int]
+
+DOCUMENT_EDGE_WEIGHT = 3.0
+"""A document-to-document mention link weighs this times its alias's specificity in the traversal; an
+entity edge weighs 1 + ln(co-occurrences). Links name exactly what they point at, co-occurrence does not."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,17 @@ class LoadedGraph:
     chunk_ids: np.ndarray
     document_frequency: np.ndarray
     max_name_tokens: int
+    home: sp.csr_matrix
+    """Nodes × chunk columns, 1 where the chunk belongs to the document node (all-zero rows for entities)."""
+    chunk_home: np.ndarray
+    """Chunk column → its document's node index (-1 when the document has no node)."""
+    titles: TitleIndex
+    document_index: dict[int, int]
+    """Document id → node index."""
+    alias_df: dict[str, int]
+    """Title alias → how many documents write it (question-side specificity)."""
+    link_sentences: dict[tuple[int, int], str]
+    """(node, node) → the sentence holding the mention link between two documents (both orders)."""
     stats: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -71,15 +87,16 @@ def file_signature(path: Path) -> Signature | None:
     return (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
-def load_graph(path: Path) -> LoadedGraph:
+def load_graph(path: Path, *, document_edge_weight: float = DOCUMENT_EDGE_WEIGHT) -> LoadedGraph:
     signature = file_signature(path)
     if signature is None:
         raise FileNotFoundError(path)
     data = read_data(path)
-    return from_node_link(data, path=path, signature=signature)
+    return from_node_link(data, path=path, signature=signature, document_edge_weight=document_edge_weight)
 
 
-def from_node_link(data: dict[str, Any], *, path: Path, signature: Signature) -> LoadedGraph:
+def from_node_link(data: dict[str, Any], *, path: Path, signature: Signature,
+                   document_edge_weight: float = DOCUMENT_EDGE_WEIGHT) -> LoadedGraph:
     nodes = data["nodes"]
     keys = tuple(n["id"] for n in nodes)
     index = {k: i for i, k in enumerate(keys)}
@@ -87,6 +104,8 @@ def from_node_link(data: dict[str, Any], *, path: Path, signature: Signature) ->
     from kg.canonical import entity_key
 
     for i, n in enumerate(nodes):
+        if n.get("kind") == DOCUMENT:
+            continue  # documents are linked by their title aliases (kg.documents), not entity keys
         for alias in n.get("aliases", []):
             ak = entity_key(alias)
             if ak and ak not in index:
@@ -95,18 +114,37 @@ def from_node_link(data: dict[str, Any], *, path: Path, signature: Signature) ->
     for k in (*keys, *aliases):
         buckets[(k[0], len(k))].append(k)
 
-    rows, cols, weights, label_ids, relation_names = _edges(data["edges"], index)
+    rows, cols, weights, label_ids, relation_names = _edges(data["edges"], index, document_edge_weight)
     n = len(keys)
     adjacency = sp.csr_matrix((weights, (rows, cols)), shape=(n, n), dtype=np.float64)
     edge_labels = sp.csr_matrix((label_ids, (rows, cols)), shape=(n, n), dtype=np.int32)
     transition = row_normalised(n, rows, cols, weights)
 
-    chunk_set = sorted({c for node in nodes for c, _ in node["chunks"]})
+    chunk_set = sorted({c for node in nodes for c, _ in node["chunks"]} | {c for node in nodes
+                                                                         for c in node.get("home", ())})
     column = {c: j for j, c in enumerate(chunk_set)}
     e_rows = [i for i, node in enumerate(nodes) for _ in node["chunks"]]
     e_cols = [column[c] for node in nodes for c, _ in node["chunks"]]
     entity_chunks = sp.csr_matrix((np.ones(len(e_rows)), (e_rows, e_cols)), shape=(n, len(chunk_set)))
     df = np.asarray(entity_chunks.sum(axis=1)).ravel()
+    h_rows = [i for i, node in enumerate(nodes) for _ in node.get("home", ())]
+    h_cols = [column[c] for node in nodes for c in node.get("home", ())]
+    home = sp.csr_matrix((np.ones(len(h_rows)), (h_rows, h_cols)), shape=(n, len(chunk_set)))
+    chunk_home = np.full(len(chunk_set), -1, dtype=np.int64)
+    chunk_home[np.array(h_cols, dtype=np.int64)] = np.array(h_rows, dtype=np.int64)
+    documents = [(i, node) for i, node in enumerate(nodes) if node.get("kind") == DOCUMENT]
+    document_index = {int(node["id"].split(":", 1)[1]): i for i, node in documents}
+    titles = TitleIndex(TitleDocument(int(node["id"].split(":", 1)[1]), node["name"], node["full_key"],
+                                      tuple(node["aliases"])) for _, node in documents)
+    alias_df: dict[str, int] = {}
+    for _, node in documents:
+        alias_df.update(node.get("alias_df", {}))
+    link_sentences: dict[tuple[int, int], str] = {}
+    for e in data["edges"]:
+        if e.get("kind") == MENTIONS_DOCUMENT:
+            a, b = index[e["source"]], index[e["target"]]
+            sentence = e["relations"][0].get("sentence", "")
+            link_sentences[(a, b)] = link_sentences[(b, a)] = sentence
     return LoadedGraph(
         path=path, signature=signature, manifest=data["graph"].get("manifest", {}), keys=keys,
         names=tuple(nd.get("name", nd["id"]) for nd in nodes), labels=tuple(nd.get("label", "") for nd in nodes),
@@ -116,13 +154,17 @@ def from_node_link(data: dict[str, Any], *, path: Path, signature: Signature) ->
         edge_labels=edge_labels, relation_names=relation_names, entity_chunks=entity_chunks,
         chunk_entities=entity_chunks.T.tocsr(), chunk_ids=np.array(chunk_set, dtype=np.int64),
         document_frequency=df, max_name_tokens=max((k.count(" ") + 1 for k in (*keys, *aliases)), default=1),
-        stats={"entities": n, "edges": len(data["edges"]), "chunks": len(chunk_set)},
+        home=home, chunk_home=chunk_home, titles=titles, document_index=document_index, alias_df=alias_df,
+        link_sentences=link_sentences,
+        stats={"entities": n - len(documents), "documents": len(documents), "edges": len(data["edges"]),
+               "chunks": len(chunk_set)},
     )
 
 
-def _edges(edges: list[dict[str, Any]], index: dict[str, int]
+def _edges(edges: list[dict[str, Any]], index: dict[str, int], document_edge_weight: float
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[str, ...]]:
-    """Both directions of every edge, its weight dampened by log so one chatty document cannot dominate."""
+    """Both directions of every edge. An entity edge's weight is dampened by log so one chatty document
+    cannot dominate; a document mention link weighs ``document_edge_weight`` × its alias's specificity."""
     names: dict[str, int] = {}
     rows: list[int] = []
     cols: list[int] = []
@@ -133,7 +175,13 @@ def _edges(edges: list[dict[str, Any]], index: dict[str, int]
         rels = e.get("relations") or [{"label": "co-occurs", "weight": 1}]
         best = max(rels, key=lambda r: (r["label"] not in ("co-occurs", "mentions"), r["weight"]))["label"]
         label_id = names.setdefault(best, len(names) + 1)
-        w = 1.0 + math.log(float(e.get("weight", 1)))
+        kind = e.get("kind")
+        if kind == MENTIONS_DOCUMENT:
+            w = document_edge_weight * float(e["weight"])
+        elif kind == TITLED:
+            w = 1.0
+        else:
+            w = 1.0 + math.log(float(e.get("weight", 1)))
         rows += [a, b]
         cols += [b, a]
         weights += [w, w]
@@ -146,8 +194,9 @@ def _edges(edges: list[dict[str, Any]], index: dict[str, int]
 class GraphHolder:
     """The current LoadedGraph for a path, reloaded when the file changes; None while there is no file."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, document_edge_weight: float = DOCUMENT_EDGE_WEIGHT) -> None:
         self.path = path
+        self.document_edge_weight = document_edge_weight
         self._lock = threading.Lock()
         self._graph: LoadedGraph | None = None
 
@@ -160,5 +209,5 @@ class GraphHolder:
             return graph
         with self._lock:
             if self._graph is None or self._graph.signature != signature:
-                self._graph = load_graph(self.path)
+                self._graph = load_graph(self.path, document_edge_weight=self.document_edge_weight)
             return self._graph

@@ -1,8 +1,11 @@
-"""Linking a question to graph entities: spaCy NER, then word n-grams matched exactly, then fuzzily.
+"""Linking a question to graph nodes: document titles first, then spaCy NER, then word n-grams matched
+exactly, then fuzzily.
 
-NER alone misses lower-case or oddly cased names ("lothair ii's mother"), so every n-gram of the
-question is also looked up by key; longer matches win and claim their words. Fuzzy matching
-(rapidfuzz) only runs for words nothing matched, against names of about the same length.
+A title written in the question is the most precise link there is: it names one document, whose
+text is about it. So maximal title-alias matches are linked first and claim their words; entities
+are linked in what is left. NER alone misses lower-case or oddly cased names ("lothair ii's
+mother"), so every n-gram of the question is also looked up by key; longer matches win and claim
+their words. Fuzzy matching (rapidfuzz) only runs for words nothing matched, against names of about the same length.
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from kg.canonical import canonical_name, entity_key
+from kg.documents import specificity, tokens
 from kg.index import LoadedGraph
 from kg.nlp import LINK_COMPONENTS, disabled_for
 
 _WORD = re.compile(r"[\w&]+(?:['’.\-][\w&]+)*", re.UNICODE)
 
-MATCH_WEIGHT = {"ner": 1.0, "exact": 1.0, "alias": 0.7, "fuzzy": 0.6}
+MATCH_WEIGHT = {"title": 1.0, "ner": 1.0, "exact": 1.0, "alias": 0.7, "fuzzy": 0.6}
+TITLE = "title"
 FUZZY_MIN_CHARS = 5
 
 
@@ -51,13 +56,42 @@ class Linker:
         found: dict[int, LinkedEntity] = {}
         words = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(question)]
         covered = [False] * len(words)
+        for start, end in self._titles(question, graph, found):
+            for i, (_, ws, we) in enumerate(words):
+                covered[i] |= ws < end and we > start
         for text, start, end in self._ner_spans(question):
+            if any(c and ws < end and we > start for c, (_, ws, we) in zip(covered, words, strict=True)):
+                continue  # part of a title already linked
             for match in self._lookup(text, graph, "ner"):
                 _keep(found, match)
                 for i, (_, ws, we) in enumerate(words):
                     covered[i] |= ws >= start and we <= end
         self._ngrams(words, covered, graph, found)
         return sorted(found.values(), key=lambda e: (-e.score, e.index))
+
+    def _titles(self, question: str, graph: LoadedGraph, found: dict[int, LinkedEntity]) -> list[tuple[int, int]]:
+        """Link maximal title-alias matches; returns the character spans they claimed.
+
+        An alias naming several documents goes to the one whose whole title it is, or whose
+        disambiguator the question also writes, else is shared among them. Its weight is its
+        specificity: a title that many documents write ("Paris") says less than a rare one.
+        """
+        if not graph.document_index:
+            return []
+        words = tokens(question)
+        context = {w.key for w in words}
+        spans = []
+        for start, end, alias in graph.titles.matches(words):
+            if all(w.key in self._stop for w in words[start:end]):
+                continue
+            targets = graph.titles.resolve(alias, context)
+            weight = specificity(graph.alias_df.get(alias, 1)) / len(targets)
+            text = question[words[start].start:words[end - 1].end]
+            for document_id in targets:
+                node = graph.document_index[document_id]
+                _keep(found, LinkedEntity(node, graph.names[node], text, TITLE, weight))
+            spans.append((words[start].start, words[end - 1].end))
+        return spans
 
     def _ner_spans(self, question: str) -> list[tuple[str, int, int]]:
         if self.nlp is None:

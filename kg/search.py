@@ -1,5 +1,10 @@
-"""From linked entities to ranked chunks: spread relevance over the graph, then score each chunk by
-the relevance of the entities it mentions, and explain each chunk with the entity chain that reached it.
+"""From linked nodes to ranked chunks: spread relevance over the graph, then score each chunk by the
+relevance of its own document (home scoring) plus a small share of what it mentions, and explain each
+chunk with the chain that reached it.
+
+Home scoring is what makes a hop land on the right passage: when relevance reaches the document
+"Ermengarde of Tours", it is that document's text that answers, not every chunk that happens to name
+her. Mentions still count, at ``mention_share``, so a graph without document nodes ranks as before.
 """
 
 from __future__ import annotations
@@ -31,9 +36,11 @@ class ChunkExplanation:
     entities: tuple[str, ...]
     """The chunk's entities that carried the most relevance, best first."""
     path: tuple[str, ...]
-    """Entity chain from a linked entity to the chunk's best entity."""
+    """Chain from a linked node to the chunk's document (or, without one, its best entity)."""
     relations: tuple[str, ...]
     """The relation on each step of ``path``."""
+    evidence: tuple[str, ...] = ()
+    """Per step of ``path``: the sentence holding a document mention link ("" for entity relations)."""
 
 
 def seed_vector(graph: LoadedGraph, linked: list[LinkedEntity]) -> tuple[np.ndarray, np.ndarray]:
@@ -48,8 +55,11 @@ def seed_vector(graph: LoadedGraph, linked: list[LinkedEntity]) -> tuple[np.ndar
     return seeds, ids
 
 
+MENTION_SHARE = 0.05
+
+
 def score(graph: LoadedGraph, linked: list[LinkedEntity], *, traversal: Traversal, damping: float,
-          hops: int, limit: int) -> Scored:
+          hops: int, limit: int, mention_share: float = MENTION_SHARE) -> Scored:
     """The ``limit`` best chunk columns (into ``graph.chunk_ids``) with their scores, best first."""
     seeds, seed_ids = seed_vector(graph, linked)
     if not seed_ids.size:
@@ -62,7 +72,9 @@ def score(graph: LoadedGraph, linked: list[LinkedEntity], *, traversal: Traversa
         entity_scores = khop_scores(graph.adjacency, seeds, hops=hops)
         reached = np.flatnonzero(entity_scores)
     support = reached[entity_scores[reached] > 0]
-    chunk_scores = spread_to_columns(graph.entity_chunks, support, entity_scores[support])
+    mass = entity_scores[support]
+    chunk_scores = (spread_to_columns(graph.home, support, mass)
+                    + mention_share * spread_to_columns(graph.entity_chunks, support, mass))
     nonzero = np.flatnonzero(chunk_scores > 0)
     if nonzero.size > limit:
         part = np.argpartition(-chunk_scores[nonzero], limit - 1)[:limit]
@@ -74,11 +86,18 @@ def score(graph: LoadedGraph, linked: list[LinkedEntity], *, traversal: Traversa
 
 def explain(graph: LoadedGraph, linked: list[LinkedEntity], scored: Scored, columns: list[int],
             *, max_entities: int = 3) -> dict[int, ChunkExplanation]:
-    """Per chunk column: its strongest entities and the path from the question to the strongest one."""
+    """Per chunk column: its strongest nodes and the path from the question to the one that placed it.
+
+    The path ends at the chunk's own document when relevance reached it (home scoring put it here),
+    else at its strongest mentioned entity.
+    """
     best: dict[int, list[int]] = {}
     for col in columns:
         ents = graph.chunk_entities.indices[graph.chunk_entities.indptr[col]:graph.chunk_entities.indptr[col + 1]]
         ranked = sorted(ents.tolist(), key=lambda e: (-scored.entity_scores[e], e))[:max_entities]
+        home = int(graph.chunk_home[col])
+        if home >= 0 and scored.entity_scores[home] > 0:
+            ranked = [home, *(e for e in ranked if e != home)][:max_entities]
         best[col] = ranked
     seeds = np.array(sorted({e.index for e in linked}), dtype=np.int64)
     targets = {ents[0] for ents in best.values() if ents}
@@ -90,5 +109,6 @@ def explain(graph: LoadedGraph, linked: list[LinkedEntity], scored: Scored, colu
             entities=tuple(graph.names[e] for e in ents),
             path=tuple(graph.names[e] for e in chain),
             relations=tuple(graph.edge_label(a, b) for a, b in pairwise(chain)),
+            evidence=tuple(graph.link_sentences.get((a, b), "") for a, b in pairwise(chain)),
         )
     return out

@@ -162,6 +162,27 @@ class GraphStore:
                 conn.isolation_level = None
         return GraphSnapshot(version, mentions, relations, chunk_documents)
 
+    def titles(self) -> list[tuple[int, str]]:
+        """(document id, title) of every document with processed chunks: the documents the graph covers."""
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                "SELECT d.id, d.title FROM documents d WHERE EXISTS (SELECT 1 FROM chunks c"
+                " JOIN kg_processed_chunks p ON p.chunk_id = c.id WHERE c.document_id = d.id) ORDER BY d.id"
+            ).fetchall()
+        return [(int(r[0]), r[1] or "") for r in rows]
+
+    def iter_chunk_texts(self, *, batch_size: int = 5000) -> Iterator[tuple[int, int, str]]:
+        """(chunk id, document id, text) of every processed chunk, streamed by a server-side cursor so the
+        mention scan never holds the corpus's text in memory at once."""
+        with self.db.connection() as conn, conn.transaction(), conn.cursor(name="kg_chunk_texts") as cur:
+            cur.itersize = batch_size
+            cur.execute(
+                "SELECT c.id, c.document_id, c.text FROM chunks c JOIN kg_processed_chunks p ON p.chunk_id = c.id"
+                " ORDER BY c.id"
+            )
+            for r in cur:
+                yield int(r[0]), int(r[1]), r[2]
+
     def counts(self) -> dict[str, int]:
         with self.db.connection() as conn:
             row = conn.execute(

@@ -44,6 +44,9 @@ class RetrievalResult:
     """Seconds per sub-stage, e.g. {"embed": 0.02, "search": 0.007}."""
     explanation: dict[str, Any] = field(default_factory=dict)
     """Signal-wide details for --explain (e.g. the graph retriever's linked entities)."""
+    weight: float | None = None
+    """How far the retriever trusts its own list for this query (None: fully). Fusion multiplies the
+    signal's configured weight by it, so a signal with nothing precise to say cannot push others down."""
 
 
 @runtime_checkable

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from core.types import Hit
 
@@ -23,6 +24,8 @@ class FusedHit:
     """Signal name → 1-based rank in that signal's list (absent: the signal did not return it)."""
     scores: dict[str, float] = field(default_factory=dict)
     """Signal name → that signal's own score."""
+    explanations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Signal name → that signal's per-hit explanation, where it gave one (the graph's entity chain)."""
 
     @property
     def best_rank(self) -> int:
@@ -42,17 +45,20 @@ def reciprocal_rank_fusion(
         raise ValueError(f"RRF weights must not be negative (got {weights})")
     ranks: dict[int, dict[str, int]] = {}
     scores: dict[int, dict[str, float]] = {}
+    explanations: dict[int, dict[str, dict[str, Any]]] = {}
     for signal, hits in lists.items():
         for hit in hits:
             per_signal = ranks.setdefault(hit.chunk_id, {})
             if signal not in per_signal or hit.rank < per_signal[signal]:
                 per_signal[signal] = hit.rank
                 scores.setdefault(hit.chunk_id, {})[signal] = hit.score
+                if hit.explanation:
+                    explanations.setdefault(hit.chunk_id, {})[signal] = hit.explanation
     fused = [
         # Summing the terms in sorted order makes equal rank patterns give bit-identical scores,
         # whichever signal holds which rank, so ties really are ties.
         FusedHit(cid, sum(sorted(weights.get(s, 1.0) / (k + r) for s, r in signal_ranks.items())),
-                 signal_ranks, scores[cid])
+                 signal_ranks, scores[cid], explanations.get(cid, {}))
         for cid, signal_ranks in ranks.items()
     ]
     fused.sort(key=lambda h: (-h.score, h.best_rank, h.chunk_id))

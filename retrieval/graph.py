@@ -18,7 +18,7 @@ from core.settings import GraphSettings
 from core.store import filters_sql
 from core.types import Hit
 from kg.index import GraphHolder, LoadedGraph
-from kg.linking import LinkedEntity, Linker
+from kg.linking import TITLE, LinkedEntity, Linker
 from kg.search import explain, score
 from kg.store import GraphStore
 from retrieval.base import Query, RetrievalResult, StageStatus
@@ -62,13 +62,15 @@ class GraphRetriever:
             reason = "no entity in the question matched the graph"
             if status.reason:
                 reason = f"{reason}; {status.reason}"
-            return RetrievalResult(SIGNAL, (), StageStatus("ran", reason), timings, explanation)
+            return RetrievalResult(SIGNAL, (), StageStatus("ran", reason), timings, explanation, weight=0.0)
+        weight, basis = fusion_weight(linked, self.settings)
+        explanation["fusion_weight"] = {"weight": round(weight, 4), "basis": basis}
         # A fresh graph cites only live chunks (every change bumps the corpus version), so the SQL
         # check is needed only for filters or a stale graph; the pipeline re-fetches chunks anyway.
         check = bool(status.reason) or not query.filters.empty
         hits = self._hits(graph, linked, query, timings, check=check)
         timings["total"] = time.perf_counter() - t0
-        return RetrievalResult(SIGNAL, hits, status, timings, explanation)
+        return RetrievalResult(SIGNAL, hits, status, timings, explanation, weight=weight)
 
     def _freshness(self, graph: LoadedGraph) -> StageStatus:
         current = self._corpus_version()
@@ -83,7 +85,7 @@ class GraphRetriever:
         limit = max(query.k, 1) * OVERFETCH
         while True:
             scored = score(graph, linked, traversal=self.settings.traversal, damping=self.settings.ppr_damping,
-                           hops=self.settings.hops, limit=limit)
+                           hops=self.settings.hops, limit=limit, mention_share=self.settings.mention_share)
             t1 = time.perf_counter()
             chunk_ids = graph.chunk_ids[scored.chunk_columns].tolist()
             allowed = self._allowed(chunk_ids, query) if check else None
@@ -98,7 +100,8 @@ class GraphRetriever:
         hits = tuple(
             Hit(chunk_id=cid, signal=SIGNAL, rank=rank, score=s, explanation={
                 "entities": list(why[col].entities), "path": list(why[col].path),
-                "relations": list(why[col].relations),
+                "relations": list(why[col].relations), "evidence": list(why[col].evidence),
+                "chain": chain_text(why[col].path, why[col].relations),
             })
             for rank, (col, cid, s) in enumerate(keep, 1)
         )
@@ -109,6 +112,29 @@ class GraphRetriever:
     def _allowed(self, chunk_ids: list[int], query: Query) -> set[int]:
         where, params = filters_sql(query.filters)
         return self.graph_store.allowed_chunks(chunk_ids, where, params)
+
+
+def fusion_weight(linked: list[LinkedEntity], settings: GraphSettings) -> tuple[float, str]:
+    """How much the graph's list should count in fusion for this question, and why.
+
+    A document title written in the question is a precise anchor, so the list weighs
+    ``title_fusion_weight`` times that link's specificity; with only entity links (often common
+    words or fuzzy matches the small NER model produced) it weighs ``entity_fusion_weight`` times
+    the best link's confidence. No dataset knowledge: the weight follows from what linked.
+    """
+    titles = [e.score for e in linked if e.how == TITLE]
+    if titles:
+        return settings.title_fusion_weight * min(1.0, max(titles)), "title"
+    return settings.entity_fusion_weight * min(1.0, max(e.score for e in linked)), "entities"
+
+
+def chain_text(path: tuple[str, ...] | list[str], relations: tuple[str, ...] | list[str]) -> str:
+    """'question → "Lothair II" → mentions "Ermengarde of Tours"': the chain as a person reads it."""
+    if not path:
+        return ""
+    steps = [f'question → "{path[0]}"']
+    steps += [f'{rel or "related to"} "{name}"' for rel, name in zip(relations, path[1:], strict=True)]
+    return " → ".join(steps)
 
 
 def _linked_json(e: LinkedEntity) -> dict[str, Any]:
@@ -138,5 +164,6 @@ class _LazyLinker:
 def build_graph_retriever(rt: Runtime) -> GraphRetriever:
     """The pipeline's factory hook. A missing graph file is not an error here: retrieve() reports it."""
     settings = rt.settings
-    return GraphRetriever(GraphHolder(settings.graph_path), _LazyLinker(settings.graph),
+    return GraphRetriever(GraphHolder(settings.graph_path, document_edge_weight=settings.graph.document_edge_weight),
+                          _LazyLinker(settings.graph),
                           GraphStore(rt.db), rt.store.corpus_version, settings.graph)

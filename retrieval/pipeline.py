@@ -47,6 +47,8 @@ class PassageHit:
     ranks: dict[str, int] = field(default_factory=dict)
     scores: dict[str, float] = field(default_factory=dict)
     rerank_score: float | None = None
+    explanations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Signal → why that signal returned this passage (the graph: linked node → … → this document)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +63,8 @@ class PipelineResult:
     explanations: dict[str, dict[str, Any]] = field(default_factory=dict)
     hit_counts: dict[str, int] = field(default_factory=dict)
     """Candidates each signal returned before fusion (tells "ran but found nothing" from "ran")."""
+    fusion_weights: dict[str, float] = field(default_factory=dict)
+    """The RRF weight each signal got for this query: configured weight × the retriever's own confidence."""
 
     @property
     def warnings(self) -> list[str]:
@@ -134,8 +138,9 @@ class QueryPipeline:
             timings.update({f"{signal}.{name}": secs for name, secs in result.timings.items()})
         t1 = time.perf_counter()
         ranked = {s: r.hits for s, (r, _) in results.items() if r.status.state == "ran"}
-        fused = reciprocal_rank_fusion(ranked, k=self.settings.retrieval.rrf_k,
-                                       weights=self.settings.retrieval.weights)
+        weights = fusion_weights(self.settings.retrieval.weights, {s: r for s, (r, _) in results.items()
+                                                                   if s in ranked})
+        fused = reciprocal_rank_fusion(ranked, k=self.settings.retrieval.rrf_k, weights=weights)
         t2 = time.perf_counter()
         chunks = self.store.chunks([h.chunk_id for h in fused])
         fused = [h for h in fused if h.chunk_id in chunks]  # deleted since the index was read
@@ -148,7 +153,7 @@ class QueryPipeline:
         hits = tuple(_passage(i, h, chunks[h.chunk_id], score) for i, (h, score) in enumerate(final, 1))
         explanations = {s: r.explanation for s, (r, _) in results.items() if r.explanation}
         hit_counts = {s: len(r.hits) for s, (r, _) in results.items()}
-        return PipelineResult(question, wanted, hits, statuses, timings, explanations, hit_counts)
+        return PipelineResult(question, wanted, hits, statuses, timings, explanations, hit_counts, weights)
 
     def _check(self, question: str, signals: Sequence[str] | None, top_k: int | None) -> tuple[str, ...]:
         if not question.strip():
@@ -201,6 +206,11 @@ class QueryPipeline:
         return [(pool[i], outcome.scores[i]) for i in order[:top_k]], outcome.status
 
 
+def fusion_weights(configured: Mapping[str, float], results: Mapping[str, RetrievalResult]) -> dict[str, float]:
+    """Each signal's configured weight (default 1), scaled by the confidence its retriever reported."""
+    return {s: configured.get(s, 1.0) * (1.0 if r.weight is None else r.weight) for s, r in results.items()}
+
+
 def _timed_retrieve(signal: str, retriever: Retriever, query: Query) -> tuple[RetrievalResult, float]:
     """Runs on a pool thread: any exception becomes this signal's failed status, not the query's."""
     t0 = time.perf_counter()
@@ -221,7 +231,7 @@ def _passage(rank: int, hit: FusedHit, chunk: ChunkRecord, rerank_score: float |
     return PassageHit(
         rank=rank, chunk_id=chunk.id, document_id=chunk.document_id, text=chunk.text, source=chunk.source,
         title=chunk.title, page=chunk.page, fused_score=hit.score, ranks=dict(hit.ranks),
-        scores=dict(hit.scores), rerank_score=rerank_score,
+        scores=dict(hit.scores), rerank_score=rerank_score, explanations=dict(hit.explanations),
     )
 
 

@@ -1,0 +1,206 @@
+"""Documents as entities: a document's title names it, and prose that writes the title links to it.
+
+NER on a small model misses or mangles many names, but a corpus already says what its documents
+are about: their titles. So every document becomes a node whose *home* is its own chunks, and
+every chunk that writes another document's title (as an alias: accents and case folded,
+punctuation as spaces, a trailing "(disambiguator)" dropped) gets a precise, directed mention
+link to that document. Links are weighted by the alias's specificity, 1/(1 + ln df), where df
+counts the documents whose text writes it: "Lothair II" says far more than "Paris".
+
+Nothing here depends on the order of documents or their ids: aliases, links and weights are
+functions of the titles and texts alone.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+_TOKEN = re.compile(r"[\w&]+(?:['’.\-][\w&]+)*", re.UNICODE)
+_POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
+_TRAILING_PAREN = re.compile(r"\s*\([^()]*\)\s*$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“(\[]?[A-Z0-9])|\n\s*\n")
+
+MAX_ALIAS_TOKENS = 12
+"""Longer titles are matched on their first words' aliases only if written in full; bounds the scan."""
+MAX_SENTENCE_CHARS = 240
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    key: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class TitleDocument:
+    document_id: int
+    title: str
+    full_key: str
+    """The whole title as a key, disambiguator included: "kelpie ship" for "Kelpie (ship)"."""
+    aliases: tuple[str, ...]
+    """Every key prose may write it as, full key first."""
+
+
+@dataclass(frozen=True, slots=True)
+class MentionLink:
+    """Chunk ``chunk_id`` writes ``alias``, naming document ``target``, in ``sentence``."""
+
+    chunk_id: int
+    source_document: int
+    target: int
+    alias: str
+    weight: float
+    """Specificity of the alias, split evenly when it names several documents."""
+    sentence: str
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentLayer:
+    """What the graph file needs of the documents: their titles, the links between them, alias frequencies."""
+
+    titles: tuple[TitleDocument, ...]
+    links: tuple[MentionLink, ...]
+    alias_df: dict[str, int]
+
+
+def document_layer(titles: Iterable[tuple[int, str]], chunks: Iterable[tuple[int, int, str]]) -> DocumentLayer:
+    """Title documents for (document id, title) pairs, and the mention links found in the chunks' text."""
+    docs = tuple(d for document_id, title in titles if (d := title_document(document_id, title)) is not None)
+    links, alias_df = scan_mentions(TitleIndex(docs), chunks)
+    return DocumentLayer(docs, tuple(links), alias_df)
+
+
+def tokens(text: str) -> list[Token]:
+    """Folded word tokens with their character spans; a trailing possessive is not part of a name."""
+    out: list[Token] = []
+    for m in _TOKEN.finditer(text):
+        word = fold(m.group())
+        word = _POSSESSIVE.sub("", word) or word
+        out.append(Token(word, m.start(), m.end()))
+    return out
+
+
+def fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold().replace("’", "'")
+
+
+def title_key(text: str) -> str:
+    return " ".join(t.key for t in tokens(text))
+
+
+def title_document(document_id: int, title: str) -> TitleDocument | None:
+    """None for a title that cannot name anything in prose (no letters, or a single character)."""
+    full = title_key(title)
+    keys = [full, title_key(_TRAILING_PAREN.sub("", title))]
+    aliases = tuple(dict.fromkeys(k for k in keys if _usable(k)))
+    if not aliases:
+        return None
+    return TitleDocument(document_id, title, full, aliases)
+
+
+def _usable(key: str) -> bool:
+    return len(key) >= 2 and any(ch.isalpha() for ch in key) and key.count(" ") < MAX_ALIAS_TOKENS
+
+
+def specificity(document_frequency: int) -> float:
+    return 1.0 / (1.0 + math.log(max(document_frequency, 1)))
+
+
+class TitleIndex:
+    """Alias → documents, with the longest alias length per first word (so a scan tries few n-grams)."""
+
+    def __init__(self, documents: Iterable[TitleDocument]) -> None:
+        self.documents: dict[int, TitleDocument] = {}
+        targets: dict[str, set[int]] = defaultdict(set)
+        for doc in documents:
+            self.documents[doc.document_id] = doc
+            for alias in doc.aliases:
+                targets[alias].add(doc.document_id)
+        self.targets: dict[str, tuple[int, ...]] = {a: tuple(sorted(ids)) for a, ids in targets.items()}
+        longest: dict[str, int] = defaultdict(int)
+        for alias in self.targets:
+            words = alias.split(" ")
+            longest[words[0]] = max(longest[words[0]], len(words))
+        self.longest = dict(longest)
+
+    def resolve(self, alias: str, context: set[str] | None = None) -> tuple[int, ...]:
+        """The documents an alias names: one whose whole title it is wins; then one whose disambiguator
+        ("film" in "Kelpie (film)") the context also writes; else all of them."""
+        candidates = self.targets.get(alias, ())
+        if len(candidates) <= 1:
+            return candidates
+        exact = tuple(d for d in candidates if self.documents[d].full_key == alias)
+        if exact:
+            return exact
+        if context:
+            fitting = tuple(d for d in candidates
+                            if set(self.documents[d].full_key.split(" ")[len(alias.split(" ")):]) & context)
+            if fitting:
+                return fitting
+        return candidates
+
+    def matches(self, words: Sequence[Token]) -> list[tuple[int, int, str]]:
+        """Maximal alias matches, longest first at each position, never overlapping: (start, end, alias)."""
+        found: list[tuple[int, int, str]] = []
+        i = 0
+        n = len(words)
+        while i < n:
+            span = self.longest.get(words[i].key, 0)
+            hit = 0
+            for length in range(min(span, n - i), 0, -1):
+                if " ".join(w.key for w in words[i:i + length]) in self.targets:
+                    hit = length
+                    break
+            if hit:
+                found.append((i, i + hit, " ".join(w.key for w in words[i:i + hit])))
+                i += hit
+            else:
+                i += 1
+        return found
+
+
+def sentence_around(text: str, start: int, end: int) -> str:
+    """The sentence holding a span, bounded in length: the evidence a mention link shows."""
+    left = 0
+    for m in _SENTENCE_END.finditer(text, 0, start):
+        left = m.end()
+    nxt = _SENTENCE_END.search(text, end)
+    right = nxt.start() if nxt else len(text)
+    sentence = " ".join(text[left:right].split())
+    if len(sentence) > MAX_SENTENCE_CHARS:
+        sentence = sentence[: MAX_SENTENCE_CHARS - 1].rstrip() + "…"
+    return sentence
+
+
+def scan_mentions(index: TitleIndex, chunks: Iterable[tuple[int, int, str]]
+                  ) -> tuple[list[MentionLink], dict[str, int]]:
+    """Mention links from every (chunk id, document id, text), and each alias's document frequency.
+
+    A document naming itself is no link, but it still counts as a document that writes the alias.
+    """
+    raw: list[tuple[int, int, tuple[int, ...], str, str]] = []
+    writers: dict[str, set[int]] = defaultdict(set)
+    for chunk_id, document_id, text in chunks:
+        words = tokens(text)
+        context = {w.key for w in words}
+        for start, end, alias in index.matches(words):
+            writers[alias].add(document_id)
+            targets = tuple(t for t in index.resolve(alias, context) if t != document_id)
+            if targets:
+                raw.append((chunk_id, document_id, targets, alias,
+                            sentence_around(text, words[start].start, words[end - 1].end)))
+    links: dict[tuple[int, int], MentionLink] = {}
+    for chunk_id, document_id, targets, alias, sentence in raw:
+        weight = specificity(len(writers[alias])) / len(targets)
+        for target in targets:
+            key = (chunk_id, target)
+            if key not in links or links[key].weight < weight:
+                links[key] = MentionLink(chunk_id, document_id, target, alias, weight, sentence)
+    return [links[k] for k in sorted(links)], {a: len(d) for a, d in sorted(writers.items())}
