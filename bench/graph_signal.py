@@ -55,12 +55,12 @@ def main() -> None:
     from core.settings import DatabaseSettings, Settings
     from eval.datasets import load_dataset, unit_of_source
     from eval.metrics import dedupe, ndcg_at, recall_at
+    from retrieval.base import Query
     from retrieval.bm25 import BM25Retriever
     from retrieval.dense import DenseRetriever
     from retrieval.fusion import reciprocal_rank_fusion
     from retrieval.graph import build_graph_retriever
     from retrieval.pipeline import fusion_weights
-    from retrieval.base import Query
 
     ds = load_dataset(args.dataset).subset(args.limit)
     base = Settings()

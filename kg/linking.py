@@ -14,7 +14,7 @@ import math
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rapidfuzz import fuzz, process
@@ -28,6 +28,10 @@ _WORD = re.compile(r"[\w&]+(?:['’.\-][\w&]+)*", re.UNICODE)
 
 MATCH_WEIGHT = {"title": 1.0, "ner": 1.0, "exact": 1.0, "alias": 0.7, "fuzzy": 0.6}
 TITLE = "title"
+UNCASED_MATCH = 0.2
+"""Weight of a match written all in lower case in a question that otherwise capitalises names: "the
+place of birth of …" names no document "Place of birth", "the film" no entity "Film". A question
+written wholly in lower case gets no such evidence, and no penalty."""
 FUZZY_MIN_CHARS = 5
 
 
@@ -38,7 +42,11 @@ class LinkedEntity:
     matched: str
     how: str
     score: float
-    """How sure the match is (1 for exact), times the entity's specificity: rare entities say more."""
+    """Seed weight: how sure the match is (1 for exact); for entities also times their specificity."""
+    specificity: float = 1.0
+    """For a title link, the alias's specificity 1/(1 + ln df): how precisely the words name one document.
+    A title seeds with full weight either way (the question wrote it), but a title that many documents
+    write is weaker evidence that the graph knows the answer (see retrieval.graph.fusion_weight)."""
 
 
 class Linker:
@@ -56,7 +64,8 @@ class Linker:
         found: dict[int, LinkedEntity] = {}
         words = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(question)]
         covered = [False] * len(words)
-        for start, end in self._titles(question, graph, found):
+        cased = any(ch.isupper() for w, _, _ in words[1:] for ch in w)
+        for start, end in self._titles(question, graph, found, cased=cased):
             for i, (_, ws, we) in enumerate(words):
                 covered[i] |= ws < end and we > start
         for text, start, end in self._ner_spans(question):
@@ -66,15 +75,15 @@ class Linker:
                 _keep(found, match)
                 for i, (_, ws, we) in enumerate(words):
                     covered[i] |= ws >= start and we <= end
-        self._ngrams(words, covered, graph, found)
+        self._ngrams(words, covered, graph, found, cased=cased)
         return sorted(found.values(), key=lambda e: (-e.score, e.index))
 
-    def _titles(self, question: str, graph: LoadedGraph, found: dict[int, LinkedEntity]) -> list[tuple[int, int]]:
+    def _titles(self, question: str, graph: LoadedGraph, found: dict[int, LinkedEntity], *, cased: bool
+                ) -> list[tuple[int, int]]:
         """Link maximal title-alias matches; returns the character spans they claimed.
 
         An alias naming several documents goes to the one whose whole title it is, or whose
-        disambiguator the question also writes, else is shared among them. Its weight is its
-        specificity: a title that many documents write ("Paris") says less than a rare one.
+        disambiguator the question also writes, else is shared among them.
         """
         if not graph.document_index:
             return []
@@ -85,11 +94,12 @@ class Linker:
             if all(w.key in self._stop for w in words[start:end]):
                 continue
             targets = graph.titles.resolve(alias, context)
-            weight = specificity(graph.alias_df.get(alias, 1)) / len(targets)
             text = question[words[start].start:words[end - 1].end]
+            weight = _case_weight(text, cased) / len(targets)
+            precision = specificity(graph.alias_df.get(alias, 1))
             for document_id in targets:
                 node = graph.document_index[document_id]
-                _keep(found, LinkedEntity(node, graph.names[node], text, TITLE, weight))
+                _keep(found, LinkedEntity(node, graph.names[node], text, TITLE, weight, precision))
             spans.append((words[start].start, words[end - 1].end))
         return spans
 
@@ -101,7 +111,7 @@ class Linker:
         return [(e.text, e.start_char, e.end_char) for e in doc.ents if e.label_ in self.labels]
 
     def _ngrams(self, words: list[tuple[str, int, int]], covered: list[bool], graph: LoadedGraph,
-                found: dict[int, LinkedEntity]) -> None:
+                found: dict[int, LinkedEntity], *, cased: bool) -> None:
         """Longest first; a match claims its words, so "Lothair II" beats "Lothair" and "II"."""
         tokens = [w for w, _, _ in words]
         pending: list[tuple[int, int]] = []
@@ -109,20 +119,22 @@ class Linker:
             for i in range(len(tokens) - n + 1):
                 if any(covered[i:i + n]) or all(t.lower() in self._stop for t in tokens[i:i + n]):
                     continue
-                matches = self._lookup(" ".join(tokens[i:i + n]), graph, "exact", fuzzy=False)
+                text = " ".join(tokens[i:i + n])
+                matches = self._lookup(text, graph, "exact", fuzzy=False)
                 if matches:
                     for m in matches:
-                        _keep(found, m)
+                        _keep(found, _cased(m, text, cased))
                     covered[i:i + n] = [True] * n
                 elif tokens[i].lower() not in self._stop and tokens[i + n - 1].lower() not in self._stop:
                     pending.append((i, n))
         for i, n in pending:
             if any(covered[i:i + n]):
                 continue
-            matches = self._fuzzy(" ".join(tokens[i:i + n]), graph)
+            text = " ".join(tokens[i:i + n])
+            matches = self._fuzzy(text, graph)
             if matches:
                 for m in matches:
-                    _keep(found, m)
+                    _keep(found, _cased(m, text, cased))
                 covered[i:i + n] = [True] * n
 
     def _lookup(self, text: str, graph: LoadedGraph, how: str, *, fuzzy: bool = True) -> list[LinkedEntity]:
@@ -160,6 +172,15 @@ def _linked(graph: LoadedGraph, index: int, text: str, how: str, quality: float)
     df = float(graph.document_frequency[index]) if graph.document_frequency.size else 1.0
     specificity = 1.0 / math.log2(1.0 + max(df, 1.0))
     return LinkedEntity(index, graph.names[index], text, how, MATCH_WEIGHT[how] * quality * specificity)
+
+
+def _case_weight(text: str, cased: bool) -> float:
+    return UNCASED_MATCH if cased and not any(ch.isupper() for ch in text) else 1.0
+
+
+def _cased(match: LinkedEntity, text: str, cased: bool) -> LinkedEntity:
+    weight = _case_weight(text, cased)
+    return match if weight == 1.0 else replace(match, score=match.score * weight)
 
 
 def _keep(found: dict[int, LinkedEntity], match: LinkedEntity) -> None:

@@ -118,11 +118,11 @@ def fusion_weight(linked: list[LinkedEntity], settings: GraphSettings) -> tuple[
     """How much the graph's list should count in fusion for this question, and why.
 
     A document title written in the question is a precise anchor, so the list weighs
-    ``title_fusion_weight`` times that link's specificity; with only entity links (often common
+    ``title_fusion_weight`` times that link's specificity (and case evidence); with only entity links (often common
     words or fuzzy matches the small NER model produced) it weighs ``entity_fusion_weight`` times
     the best link's confidence. No dataset knowledge: the weight follows from what linked.
     """
-    titles = [e.score for e in linked if e.how == TITLE]
+    titles = [e.score * e.specificity for e in linked if e.how == TITLE]
     if titles:
         return settings.title_fusion_weight * min(1.0, max(titles)), "title"
     return settings.entity_fusion_weight * min(1.0, max(e.score for e in linked)), "entities"
