@@ -23,7 +23,7 @@ def ask(
         "--signals", help="Comma-separated subset of dense,bm25,graph (default: all three).")] = None,
     no_rerank: Annotated[bool, typer.Option("--no-rerank", help="Skip the cross-encoder.")] = False,
 ) -> None:
-    """Answer QUESTION from your documents, citing the passages it rests on as [n].
+    """Answer QUESTION from your documents, citing the passages it rests on as \\[n].
 
     Uses Gemini when GEMINI_API_KEY (or Vertex AI settings) is configured, else an offline
     extractive answerer that quotes the most relevant sentences. When the evidence is too weak

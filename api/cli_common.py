@@ -14,7 +14,9 @@ from typing import ParamSpec, TypeVar
 
 import typer
 from pydantic import ValidationError
+from pydantic_settings import SettingsError
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from core.errors import KgragError
@@ -32,8 +34,13 @@ def load_settings() -> Settings:
     try:
         return Settings()
     except ValidationError as exc:
-        err_console.print(f"[bold red]error:[/] invalid configuration:\n{exc}")
+        err_console.print(f"[bold red]error:[/] invalid configuration:\n{escape(str(exc))}")
         err_console.print("fix: correct the KGRAG_* environment variables or .env file named above")
+        raise typer.Exit(2) from exc
+    except SettingsError as exc:  # a KGRAG_* value that should be JSON and is not: one line, not a traceback
+        cause = f" ({exc.__cause__})" if exc.__cause__ else ""
+        err_console.print(f"[bold red]error:[/] invalid configuration: {escape(str(exc))}{escape(cause)}")
+        err_console.print('fix: write list and object settings as JSON, e.g. KGRAG_API__API_KEYS=\'["key1"]\'')
         raise typer.Exit(2) from exc
 
 
