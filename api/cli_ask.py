@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from api.cli_common import console, err_console, handle_errors, runtime
-from api.cli_query import parse_signals
+from api.cli_query import exit_if_store_empty, parse_signals
 from retrieval.answer.base import Answer
 from retrieval.answer.factory import make_answerer
 from retrieval.answer.grounded import answer_stream, gate
@@ -34,6 +34,7 @@ def ask(
     wanted = parse_signals(signals)
     with runtime() as rt, build_pipeline(rt, signals=wanted) as pipe:
         result = pipe.run(question, signals=wanted, rerank=not no_rerank)
+        exit_if_store_empty(result)
         for line in result.warnings:
             err_console.print(f"[bold yellow]warning:[/] {escape(line)}")
         answerer = make_answerer(rt.settings.answer, embedder=rt.embedder)

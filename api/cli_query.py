@@ -51,7 +51,20 @@ def query(
     wanted = parse_signals(signals)
     with runtime() as rt, build_pipeline(rt, signals=wanted) as pipe:
         result = pipe.run(question, signals=wanted, top_k=top_k, rerank=not no_rerank)
+    exit_if_store_empty(result)
     print_result(result, explain=explain)
+
+
+EMPTY_STORE_EXIT = 3
+"""Distinct from 1 (an error) and 0 (an answer): a script can tell "nothing ingested" apart."""
+
+
+def exit_if_store_empty(result: PipelineResult) -> None:
+    """An empty store is not "no passage matched": say so, with the fix, and exit non-zero."""
+    if result.corpus_empty:
+        err_console.print("[bold red]error:[/] the store is empty: no documents have been ingested yet")
+        err_console.print("[bold]fix:[/] run `kgrag ingest PATH` (files or folders), then ask again")
+        raise typer.Exit(EMPTY_STORE_EXIT)
 
 
 def print_result(result: PipelineResult, *, explain: bool) -> None:
@@ -86,8 +99,13 @@ def _print_explain(result: PipelineResult) -> None:
         top = stage.split(".", 1)[0]
         status = result.statuses.get(top)
         state = status.state if status is not None and "." not in stage else ""
+        if stage.endswith(".load"):
+            state = "one-off load"
         table.add_row(stage, state, f"{seconds * 1000:.1f}")
     console.print(table)
+    total, load = result.timings.get("total", 0.0), result.load_seconds
+    console.print(f"query time {(total - load) * 1000:.1f} ms; model and index loading {load * 1000:.1f} ms "
+                  "(a one-off cost of this process, not of the query)", highlight=False)
     for signal, details in result.explanations.items():
         console.print(f"[bold]{signal}:[/] {escape(json.dumps(details, default=str)[:600])}", highlight=False)
 

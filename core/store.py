@@ -158,6 +158,11 @@ class Store:
             ).fetchall()
         return [_document_record(r) for r in rows]
 
+    def is_empty(self) -> bool:
+        """No document stored at all: a query can only come back empty, and the fix is to ingest."""
+        with self.db.connection() as conn:
+            return not conn.execute("SELECT EXISTS (SELECT 1 FROM documents)").fetchone()[0]
+
     def count_chunks(self) -> int:
         with self.db.connection() as conn:
             return int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
