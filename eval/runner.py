@@ -65,7 +65,7 @@ def prepare_corpus(rt: Runtime, dataset: Dataset, progress: Progress | None = No
     from kg.nlp import load_spacy
     from kg.store import GraphStore
 
-    ingestor = Ingestor.from_runtime(rt)
+    ingestor = Ingestor.from_runtime(rt, allow_duplicates=True)  # every judged unit is kept, even a twin
     docs = list(dataset.documents())
     done = 0
 

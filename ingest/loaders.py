@@ -171,16 +171,32 @@ _LOADERS: dict[str, Callable[[bytes, str], _Loaded]] = {
 }
 
 
-def discover(paths: list[Path]) -> tuple[list[Path], list[tuple[str, str]]]:
-    """Expand folders into supported files (sorted, recursive). Returns files and (path, reason) misses."""
+def discover(paths: list[Path]) -> tuple[list[Path], list[tuple[str, str]], list[tuple[str, str]]]:
+    """Expand folders into supported files (sorted, recursive).
+
+    Returns the files, (path, reason) for paths that do not exist, and (path, reason) for every file in
+    a folder that is not ingested for its type, so none is passed over without a word. Hidden files
+    and folders (a leading dot: .git, .DS_Store) are not content and are passed over silently.
+    """
     files: list[Path] = []
     missing: list[tuple[str, str]] = []
+    skipped: list[tuple[str, str]] = []
     for p in paths:
         if p.is_dir():
-            files.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUPPORTED_SUFFIXES
-                                and not any(part.startswith(".") for part in f.relative_to(p).parts)))
+            for f in sorted(p.rglob("*")):
+                if not f.is_file() or any(part.startswith(".") for part in f.relative_to(p).parts):
+                    continue
+                if f.suffix.lower() in SUPPORTED_SUFFIXES:
+                    files.append(f)
+                else:
+                    skipped.append((str(f.resolve()), unsupported_reason(f.suffix)))
         elif p.is_file():
             files.append(p)
         else:
             missing.append((str(p), "no such file or folder"))
-    return files, missing
+    return files, missing, skipped
+
+
+def unsupported_reason(suffix: str) -> str:
+    return (f"{suffix.lower() or '(no extension)'} files are not ingested; "
+            f"supported: {', '.join(sorted(SUPPORTED_SUFFIXES))}")
