@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from api.cli_common import console, err_console, handle_errors, runtime
+from core.types import Filters
 from retrieval.pipeline import KNOWN_SIGNALS, PassageHit, PipelineResult, build_pipeline
 
 SNIPPET_CHARS = 320
@@ -26,6 +27,23 @@ def parse_signals(value: str | None) -> tuple[str, ...] | None:
     return signals
 
 
+def parse_filters(values: list[str] | None) -> Filters | None:
+    """``key=value`` pairs, ANDed: exact matches on document metadata (e.g. Markdown front matter)."""
+    if not values:
+        return None
+    pairs: dict[str, str] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"{item!r}: write a metadata filter as key=value, e.g. --filter ticker=2330")
+        pairs[key.strip()] = value.strip()
+    return Filters(metadata=tuple(sorted(pairs.items())))
+
+
+FILTER_HELP = ("Only documents whose metadata has key=value (Markdown front matter, API metadata); "
+               "repeat to require several, e.g. --filter ticker=2330 --filter year=2024.")
+
+
 @handle_errors
 def query(
     question: Annotated[str, typer.Argument(help="The question, in quotes.")],
@@ -39,6 +57,7 @@ def query(
     explain: Annotated[bool, typer.Option(
         "--explain", help="Also show each signal's rank and score, the fused and rerank scores, "
         "and the time each stage took.")] = False,
+    filters: Annotated[list[str] | None, typer.Option("--filter", help=FILTER_HELP)] = None,
 ) -> None:
     """Find the passages that best answer QUESTION.
 
@@ -47,10 +66,13 @@ def query(
     A stage that cannot run (no graph built yet, no reranker model) is printed as a warning.
 
     Example:  kgrag query "Who founded Lumen Robotics?" --signals dense,bm25 --top-k 3 --explain
+
+    Example:  kgrag query "revenue growth" --filter ticker=2330
     """
     wanted = parse_signals(signals)
+    where = parse_filters(filters)
     with runtime() as rt, build_pipeline(rt, signals=wanted) as pipe:
-        result = pipe.run(question, signals=wanted, top_k=top_k, rerank=not no_rerank)
+        result = pipe.run(question, signals=wanted, top_k=top_k, rerank=not no_rerank, filters=where)
     exit_if_store_empty(result)
     print_result(result, explain=explain)
 

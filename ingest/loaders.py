@@ -109,14 +109,33 @@ def _load_text(data: bytes, source: str) -> _Loaded:
 
 
 _MD_HEADING = re.compile(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", re.MULTILINE)
-_MD_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 
 
 def _load_markdown(data: bytes, source: str) -> _Loaded:
+    """YAML front matter (between ``---`` lines) becomes the document's metadata, so `--filter
+    ticker=2330` finds it; its ``title`` wins over the first heading."""
+    import frontmatter
+    import yaml
+
     text, meta = decode_text(data, source)
-    text = _MD_FRONT_MATTER.sub("", text)
-    heading = _MD_HEADING.search(text)
-    return (heading.group(1) if heading else None), [Page(text)], dict(meta)
+    out: dict[str, object] = dict(meta)
+    try:
+        post = frontmatter.loads(text)
+    except (yaml.YAMLError, ValueError) as exc:  # kept whole as text: a broken header must not lose the file
+        out["front_matter_note"] = f"front matter could not be parsed ({type(exc).__name__}); kept as text"
+        body, fields = text, {}
+    else:
+        body, fields = post.content, _json_safe(post.metadata)
+    title = fields.get("title") if isinstance(fields.get("title"), str) else None
+    heading = _MD_HEADING.search(body)
+    return title or (heading.group(1) if heading else None), [Page(body)], {**fields, **out}
+
+
+def _json_safe(value: dict[str, object]) -> dict[str, object]:
+    """YAML gives dates and other non-JSON values; metadata is jsonb, and filters compare text."""
+    import json
+
+    return dict(json.loads(json.dumps(value, default=str)))
 
 
 def _load_html(data: bytes, source: str) -> _Loaded:
