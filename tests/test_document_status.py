@@ -154,3 +154,9 @@ def test_api_refuses_a_duplicate_upload_with_409_unless_asked(client: TestClient
     assert forced.status_code == 201 and forced.json()["outcome"] == "added"
     same_source = client.post("/v1/documents", files={"file": ("notes.md", pdf_like, "text/markdown")})
     assert same_source.status_code == 201 and same_source.json()["outcome"] == "unchanged"
+
+
+def test_api_query_on_an_empty_store_says_to_ingest(client: TestClient) -> None:
+    body = client.post("/v1/query", json={"question": "Who runs the harbour?", "answer": False}).json()
+    assert body["hits"] == []
+    assert body["warnings"][0].startswith("the store is empty") and "POST /v1/documents" in body["warnings"][0]
