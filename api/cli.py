@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from api.cli_ask import ask
@@ -40,16 +41,21 @@ app.command("ask")(ask)
 @handle_errors
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders (searched recursively).")],
+    allow_duplicates: Annotated[bool, typer.Option(
+        "--allow-duplicates", help="Store a file even when another stored file has the same bytes.")] = False,
 ) -> None:
-    """Ingest PDF, Markdown, text and HTML files into the store.
+    """Ingest PDF, Word (.docx), Markdown, text, HTML and CSV files into the store.
 
     Unchanged files are skipped, changed files replace their old version atomically, and a file
-    that cannot be read is reported while the rest of the batch goes in.
+    that cannot be read is reported (and listed as failed by `kgrag documents list`) while the rest
+    of the batch goes in. A file with the same bytes as one already stored under another name is
+    reported as a duplicate and not stored twice, unless --allow-duplicates. Files of other types in
+    a folder are counted and listed as skipped.
 
     Example:  kgrag ingest examples/ notes/report.pdf
     """
     with runtime() as rt:
-        ingestor = Ingestor.from_runtime(rt)
+        ingestor = Ingestor.from_runtime(rt, allow_duplicates=allow_duplicates)
         with progress_bar("ingesting") as progress:
             task = progress.add_task("ingesting", total=None)
             report = ingestor.ingest_paths(
@@ -63,12 +69,19 @@ def ingest(
     table.add_row("added", str(len(report.added)))
     table.add_row("replaced", str(len(report.replaced)))
     table.add_row("unchanged (skipped)", str(len(report.unchanged)))
+    table.add_row("duplicate (skipped)", str(len(report.duplicates)))
+    table.add_row("other type (skipped)", str(len(report.skipped)))
     table.add_row("failed", str(len(report.failed)))
     console.print(table)
     console.print(f"{report.chunks_written} chunks written")
+    for source, twin in report.duplicates:
+        err_console.print(f"[yellow]duplicate:[/] {escape(source)} has the same bytes as {escape(twin)}; "
+                          "not stored again (pass --allow-duplicates to store it anyway)")
+    for source, reason in report.skipped:
+        err_console.print(f"[yellow]skipped:[/] {escape(source)}: {escape(reason)}")
     for source, reason in report.failed:
-        err_console.print(f"[red]failed:[/] {source}: {reason}")
-    if report.failed and not (report.added or report.replaced or report.unchanged):
+        err_console.print(f"[red]failed:[/] {escape(source)}: {escape(reason)}")
+    if report.failed and not (report.added or report.replaced or report.unchanged or report.duplicates):
         raise typer.Exit(1)
 
 
@@ -85,13 +98,20 @@ def documents_list(
     with runtime() as rt:
         docs = rt.store.list_documents(limit=limit, offset=offset)
     table = Table()
-    for col in ("id", "title", "source", "type", "chunks"):
+    for col in ("id", "status", "title", "source", "type", "chunks"):
         table.add_column(col)
     for d in docs:
-        table.add_row(str(d.id), d.title, d.source, d.mime_type, str(d.chunk_count))
+        table.add_row(str(d.id), d.status, escape(d.title), escape(d.source), d.mime_type, str(d.chunk_count))
     console.print(table)
     if not docs:
         console.print("no documents yet: run `kgrag ingest PATH`")
+    for d in docs:
+        if d.status_reason:
+            style = "red" if d.status == "failed" else "yellow"
+            console.print(f"[{style}]{d.status} {d.id}:[/] {escape(d.source)}: {escape(d.status_reason)}")
+    if any(d.status == "pending" for d in docs):
+        console.print("pending: accepted but not stored whole (an ingest was stopped); run `kgrag ingest` on "
+                      "them again")
 
 
 @documents_app.command("delete")

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from api.cli_common import console, err_console, handle_errors, runtime
-from api.cli_query import parse_signals
+from api.cli_query import FILTER_HELP, exit_if_store_empty, parse_filters, parse_signals
 from retrieval.answer.base import Answer
 from retrieval.answer.factory import make_answerer
 from retrieval.answer.grounded import answer_stream, gate
@@ -22,18 +22,23 @@ def ask(
     signals: Annotated[str | None, typer.Option(
         "--signals", help="Comma-separated subset of dense,bm25,graph (default: all three).")] = None,
     no_rerank: Annotated[bool, typer.Option("--no-rerank", help="Skip the cross-encoder.")] = False,
+    filters: Annotated[list[str] | None, typer.Option("--filter", help=FILTER_HELP)] = None,
 ) -> None:
-    """Answer QUESTION from your documents, citing the passages it rests on as [n].
+    """Answer QUESTION from your documents, citing the passages it rests on as \\[n].
 
     Uses Gemini when GEMINI_API_KEY (or Vertex AI settings) is configured, else an offline
     extractive answerer that quotes the most relevant sentences. When the evidence is too weak
     the answer is a refusal ("The documents don't say"), never a guess.
 
     Example:  kgrag ask "Who founded the company that acquired Lumen Robotics?"
+
+    Example:  kgrag ask "What was the revenue?" --filter ticker=2330
     """
     wanted = parse_signals(signals)
+    where = parse_filters(filters)
     with runtime() as rt, build_pipeline(rt, signals=wanted) as pipe:
-        result = pipe.run(question, signals=wanted, rerank=not no_rerank)
+        result = pipe.run(question, signals=wanted, rerank=not no_rerank, filters=where)
+        exit_if_store_empty(result)
         for line in result.warnings:
             err_console.print(f"[bold yellow]warning:[/] {escape(line)}")
         answerer = make_answerer(rt.settings.answer, embedder=rt.embedder)

@@ -8,14 +8,17 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import typer
 from pydantic import ValidationError
+from pydantic_settings import SettingsError
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from core.errors import KgragError
 from core.runtime import Runtime
@@ -32,8 +35,13 @@ def load_settings() -> Settings:
     try:
         return Settings()
     except ValidationError as exc:
-        err_console.print(f"[bold red]error:[/] invalid configuration:\n{exc}")
+        err_console.print(f"[bold red]error:[/] invalid configuration:\n{escape(str(exc))}")
         err_console.print("fix: correct the KGRAG_* environment variables or .env file named above")
+        raise typer.Exit(2) from exc
+    except SettingsError as exc:  # a KGRAG_* value that should be JSON and is not: one line, not a traceback
+        cause = f" ({exc.__cause__})" if exc.__cause__ else ""
+        err_console.print(f"[bold red]error:[/] invalid configuration: {escape(str(exc))}{escape(cause)}")
+        err_console.print('fix: write list and object settings as JSON, e.g. KGRAG_API__API_KEYS=\'["key1"]\'')
         raise typer.Exit(2) from exc
 
 
@@ -63,12 +71,49 @@ def runtime() -> Iterator[Runtime]:
         rt.close()
 
 
+class LineProgress(Progress):
+    """Where a bar cannot be drawn (CI logs, pipes) a long run still says it is alive: a plain line when a
+    task starts, at each tenth of the way, at least every ``interval_s`` seconds, and when it completes."""
+
+    def __init__(self, *, interval_s: float = 30.0) -> None:
+        super().__init__(console=err_console, disable=True)
+        self.interval_s = interval_s
+        self._said: dict[TaskID, tuple[int, float]] = {}  # task → (last tenth reported, when)
+
+    def update(self, task_id: TaskID, **kwargs: Any) -> None:  # type: ignore[override]
+        super().update(task_id, **kwargs)
+        self._line(task_id)
+
+    def advance(self, task_id: TaskID, advance: float = 1) -> None:
+        super().advance(task_id, advance)
+        self._line(task_id)
+
+    def _line(self, task_id: TaskID) -> None:
+        task = self._tasks[task_id]
+        if task.total is None:
+            return
+        tenth = int(10 * task.completed / task.total) if task.total else 10
+        now = time.monotonic()
+        last = self._said.get(task_id)
+        if last is not None and tenth <= last[0] and now - last[1] < self.interval_s:
+            return
+        self._said[task_id] = (tenth, now)
+        pct = 100 * task.completed / task.total if task.total else 100.0
+        elapsed = task.elapsed or 0.0
+        err_console.print(f"{task.description}: {task.completed:.0f}/{task.total:.0f} ({pct:.0f}%) "
+                          f"{elapsed:.0f} s", markup=False, highlight=False, soft_wrap=True)
+
+
 @contextmanager
 def progress_bar(description: str) -> Iterator[Progress]:
-    """A Rich progress bar, silent when stderr is not a terminal (CI logs, pipes)."""
-    progress = Progress(
-        TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TimeElapsedColumn(), console=err_console, disable=not sys.stderr.isatty(), transient=False,
-    )
+    """A Rich progress bar on a terminal; plain progress lines otherwise (CI logs, pipes)."""
+    progress: Progress
+    if sys.stderr.isatty():
+        progress = Progress(
+            TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TimeElapsedColumn(), console=err_console, transient=False,
+        )
+    else:
+        progress = LineProgress()
     with progress:
         yield progress

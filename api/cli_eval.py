@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from api.cli_common import console, handle_errors, load_settings, progress_bar
 from core.runtime import Runtime
@@ -25,6 +26,14 @@ def _relative_to_repo(path: Path) -> str:
     return os.path.relpath(path.resolve(), REPO_ROOT)
 
 
+def stamp_path(path: Path) -> str:
+    """The dataset path as given when it means the same from the repository root (as `make eval` gives
+    ../shared/data/scifact), else absolute: never a climb like ../../tmp/x that only held from one checkout."""
+    if not path.is_absolute() and (REPO_ROOT / path).resolve() == path.resolve():
+        return path.as_posix()
+    return str(path.resolve())
+
+
 @eval_app.command("run")
 @handle_errors
 def run(
@@ -35,7 +44,9 @@ def run(
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N questions (the corpus stays whole).")]
     = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Results JSON (default: "
-                                                "eval/results/<dataset>.json).")] = None,
+                                                "KGRAG_HOME/eval/results/<dataset>.json, outside the repository; "
+                                                "give eval/results/<dataset>.json to replace the committed "
+                                                "one).")] = None,
     answers: Annotated[bool | None, typer.Option("--answers/--no-answers", help="Also gate and answer each "
                                                  "question (default: golden sets only).")] = None,
 ) -> None:
@@ -52,7 +63,7 @@ def run(
     ds = load_dataset(dataset).subset(limit)
     base = load_settings()
     settings = base.model_copy(update={"home": base.home / "eval" / ds.name, "database": DatabaseSettings()})
-    out = output or REPO_ROOT / "eval" / "results" / f"{ds.name}.json"
+    out = (output or base.home / "eval" / "results" / f"{ds.name}.json").resolve()
     with Runtime(settings) as rt, progress_bar("eval") as progress:
         tasks: dict[str, int] = {}
 
@@ -63,7 +74,9 @@ def run(
             progress.update(tasks[key], completed=done, total=total, description=stage)
 
         results = run_eval(rt, ds, ablate=ablate, answers=answers, progress=on_progress,
-                           dataset_path=_relative_to_repo(dataset))
+                           dataset_path=stamp_path(dataset))
+    for unit in ds.skipped:
+        console.print(f"[yellow]skipped:[/] {escape(unit.source)}: {escape(unit.reason)}")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
     console.print(f"results: {out}")

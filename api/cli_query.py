@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from api.cli_common import console, err_console, handle_errors, runtime
+from core.types import Filters
 from retrieval.pipeline import KNOWN_SIGNALS, PassageHit, PipelineResult, build_pipeline
 
 SNIPPET_CHARS = 320
@@ -26,6 +27,23 @@ def parse_signals(value: str | None) -> tuple[str, ...] | None:
     return signals
 
 
+def parse_filters(values: list[str] | None) -> Filters | None:
+    """``key=value`` pairs, ANDed: exact matches on document metadata (e.g. Markdown front matter)."""
+    if not values:
+        return None
+    pairs: dict[str, str] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"{item!r}: write a metadata filter as key=value, e.g. --filter ticker=2330")
+        pairs[key.strip()] = value.strip()
+    return Filters(metadata=tuple(sorted(pairs.items())))
+
+
+FILTER_HELP = ("Only documents whose metadata has key=value (Markdown front matter, API metadata); "
+               "repeat to require several, e.g. --filter ticker=2330 --filter year=2024.")
+
+
 @handle_errors
 def query(
     question: Annotated[str, typer.Argument(help="The question, in quotes.")],
@@ -39,6 +57,7 @@ def query(
     explain: Annotated[bool, typer.Option(
         "--explain", help="Also show each signal's rank and score, the fused and rerank scores, "
         "and the time each stage took.")] = False,
+    filters: Annotated[list[str] | None, typer.Option("--filter", help=FILTER_HELP)] = None,
 ) -> None:
     """Find the passages that best answer QUESTION.
 
@@ -47,11 +66,27 @@ def query(
     A stage that cannot run (no graph built yet, no reranker model) is printed as a warning.
 
     Example:  kgrag query "Who founded Lumen Robotics?" --signals dense,bm25 --top-k 3 --explain
+
+    Example:  kgrag query "revenue growth" --filter ticker=2330
     """
     wanted = parse_signals(signals)
+    where = parse_filters(filters)
     with runtime() as rt, build_pipeline(rt, signals=wanted) as pipe:
-        result = pipe.run(question, signals=wanted, top_k=top_k, rerank=not no_rerank)
+        result = pipe.run(question, signals=wanted, top_k=top_k, rerank=not no_rerank, filters=where)
+    exit_if_store_empty(result)
     print_result(result, explain=explain)
+
+
+EMPTY_STORE_EXIT = 3
+"""Distinct from 1 (an error) and 0 (an answer): a script can tell "nothing ingested" apart."""
+
+
+def exit_if_store_empty(result: PipelineResult) -> None:
+    """An empty store is not "no passage matched": say so, with the fix, and exit non-zero."""
+    if result.corpus_empty:
+        err_console.print("[bold red]error:[/] the store is empty: no documents have been ingested yet")
+        err_console.print("[bold]fix:[/] run `kgrag ingest PATH` (files or folders), then ask again")
+        raise typer.Exit(EMPTY_STORE_EXIT)
 
 
 def print_result(result: PipelineResult, *, explain: bool) -> None:
@@ -91,8 +126,13 @@ def _print_explain(result: PipelineResult) -> None:
         top = stage.split(".", 1)[0]
         status = result.statuses.get(top)
         state = status.state if status is not None and "." not in stage else ""
+        if stage.endswith(".load"):
+            state = "one-off load"
         table.add_row(stage, state, f"{seconds * 1000:.1f}")
     console.print(table)
+    total, load = result.timings.get("total", 0.0), result.load_seconds
+    console.print(f"query time {(total - load) * 1000:.1f} ms; model and index loading {load * 1000:.1f} ms "
+                  "(a one-off cost of this process, not of the query)", highlight=False)
     if result.fusion_weights:
         basis = result.explanations.get("graph", {}).get("fusion_weight", {}).get("basis")
         weights = ", ".join(f"{s} {w:.3g}" + (f" ({basis} link)" if s == "graph" and basis else "")

@@ -22,8 +22,8 @@ from starlette.datastructures import UploadFile
 from api.deps import Authorized, Resources, ResourcesDep
 from api.problems import RequestTooLargeError
 from api.schemas import DocumentList, DocumentOut, IngestOut, TextDocumentIn
-from core.errors import IngestError, InvalidInputError
-from core.types import LoadedDocument
+from core.errors import DuplicateDocumentError, IngestError, InvalidInputError
+from core.types import DocumentStatus, LoadedDocument
 from ingest.loaders import SUPPORTED_SUFFIXES, content_hash, load_bytes, load_text
 
 router = APIRouter(prefix="/v1/documents", tags=["documents"], dependencies=[Authorized])
@@ -150,8 +150,12 @@ async def _from_json(request: Request, limit: int) -> LoadedDocument:
     return load_text(body.text, source=source, title=body.title or source, metadata=body.metadata)
 
 
-def _ingest(res: Resources, doc: LoadedDocument) -> IngestOut:
-    report = res.ingestor.ingest_documents([doc])
+def _ingest(res: Resources, doc: LoadedDocument, allow_duplicates: bool) -> IngestOut:
+    report = res.ingestor.ingest_documents([doc], allow_duplicates=allow_duplicates)
+    if report.duplicates:
+        _, twin = report.duplicates[0]
+        raise DuplicateDocumentError(f"the same content is already stored as {twin!r}; not stored twice",
+                                     fix="use the stored document, or send allow_duplicates=true to store a copy")
     if report.failed:
         _, reason = report.failed[0]
         raise IngestError(f"{doc.source} could not be ingested: {reason}", fix="check the document and retry")
@@ -163,10 +167,15 @@ def _ingest(res: Resources, doc: LoadedDocument) -> IngestOut:
 
 
 @router.post("", status_code=201, response_model=IngestOut, openapi_extra=_UPLOAD_BODY)
-async def upload_document(request: Request, res: ResourcesDep) -> IngestOut:
-    """A file as multipart field ``file`` (pdf, md, txt, html), or JSON ``{"text", "title", "source"}``.
+async def upload_document(
+    request: Request, res: ResourcesDep,
+    allow_duplicates: Annotated[bool, Query(description="Store it even when another source holds the same "
+                                            "content (otherwise 409).")] = False,
+) -> IngestOut:
+    """A file as multipart field ``file`` (pdf, docx, md, txt, html, csv), or JSON ``{"text", "title", "source"}``.
 
-    The same ``source`` again replaces the stored document (or leaves it if unchanged)."""
+    The same ``source`` again replaces the stored document (or leaves it if unchanged); the same content
+    under another source is refused with 409 unless ``allow_duplicates=true``."""
     limit = res.settings.api.max_upload_bytes
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type == "multipart/form-data":
@@ -176,13 +185,15 @@ async def upload_document(request: Request, res: ResourcesDep) -> IngestOut:
     else:
         raise InvalidInputError(f"unsupported content type {content_type or '(none)'}",
                                 fix="send multipart/form-data with a `file` field, or application/json text")
-    return await run_in_threadpool(_ingest, res, doc)
+    return await run_in_threadpool(_ingest, res, doc, allow_duplicates)
 
 
 @router.get("", response_model=DocumentList)
 def list_documents(res: ResourcesDep, limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-                   offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0) -> DocumentList:
-    docs = res.runtime.store.list_documents(limit=limit, offset=offset)
+                   offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
+                   status: Annotated[DocumentStatus | None, Query(description="Only documents with this status.")]
+                   = None) -> DocumentList:
+    docs = res.runtime.store.list_documents(limit=limit, offset=offset, status=status)
     return DocumentList(documents=[DocumentOut.of(d) for d in docs], limit=limit, offset=offset)
 
 

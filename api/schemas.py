@@ -168,11 +168,16 @@ class DocumentOut(BaseModel):
     content_hash: str
     chunk_count: int
     metadata: dict[str, Any]
+    status: Literal["pending", "indexed", "failed"] = Field(
+        description="pending: accepted, not stored whole yet (or the ingest stopped); indexed: searchable; "
+        "failed: could not be ingested (see status_reason).")
+    status_reason: str = Field(description="Why it failed, or that a newer version failed; empty otherwise.")
 
     @classmethod
     def of(cls, d: DocumentRecord) -> DocumentOut:
         return cls(id=d.id, source=d.source, title=d.title, mime_type=d.mime_type, content_hash=d.content_hash,
-                   chunk_count=d.chunk_count, metadata=dict(d.metadata))
+                   chunk_count=d.chunk_count, metadata=dict(d.metadata), status=d.status,
+                   status_reason=d.status_reason)
 
 
 class IngestOut(BaseModel):

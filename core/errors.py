@@ -46,6 +46,12 @@ class InvalidInputError(KgragError):
     status_code = 422
 
 
+class DuplicateDocumentError(KgragError):
+    """The same bytes are already stored under another source; storing them twice only doubles hits."""
+
+    status_code = 409
+
+
 class GraphMissingError(KgragError):
     status_code = 409
 

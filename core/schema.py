@@ -104,5 +104,18 @@ def _v3_relation_target_index(dim: int) -> str:
     return "CREATE INDEX kg_relations_target ON kg_relations (target_id);"
 
 
-MIGRATIONS: list[Migration] = [_v1_documents_and_chunks, _v2_graph, _v3_relation_target_index]
+def _v4_document_status_and_hash_lookup(dim: int) -> str:
+    """A document's status (a file that failed is remembered, with why, not just printed once), and an
+    index on content_hash so the same bytes under another name are found without a scan."""
+    del dim
+    return """
+    ALTER TABLE documents
+        ADD COLUMN status text NOT NULL DEFAULT 'indexed' CHECK (status IN ('pending', 'indexed', 'failed')),
+        ADD COLUMN status_reason text NOT NULL DEFAULT '';
+    CREATE INDEX documents_content_hash ON documents (content_hash);
+    """
+
+
+MIGRATIONS: list[Migration] = [_v1_documents_and_chunks, _v2_graph, _v3_relation_target_index,
+                               _v4_document_status_and_hash_lookup]
 """Append new migrations; never edit one that has shipped."""

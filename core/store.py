@@ -17,7 +17,7 @@ from psycopg.types.json import Jsonb
 
 from core.db import Database
 from core.errors import NotFoundError
-from core.types import ChunkDraft, ChunkRecord, DocumentRecord, Filters, LoadedDocument
+from core.types import ChunkDraft, ChunkRecord, DocumentRecord, DocumentStatus, Filters, LoadedDocument
 
 WriteOutcome = Literal["added", "replaced", "unchanged"]
 
@@ -77,11 +77,12 @@ class Store:
             # Serialise writers of the same source (e.g. the same file uploaded twice at once).
             conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (doc.source,))
             existing = conn.execute(
-                "SELECT id, content_hash, ingest_key FROM documents WHERE source = %s", (doc.source,)
+                "SELECT id, content_hash, ingest_key, status FROM documents WHERE source = %s", (doc.source,)
             ).fetchone()
-            if existing and (existing[1], existing[2]) == (doc.content_hash, ingest_key):
+            if existing and existing[3] == "indexed" and (existing[1], existing[2]) == (doc.content_hash, ingest_key):
                 count = conn.execute("SELECT count(*) FROM chunks WHERE document_id = %s", (existing[0],))
                 return WriteResult("unchanged", int(existing[0]), int(count.fetchone()[0]))
+            replaced = bool(existing) and existing[3] == "indexed"  # a pending or failed row held no chunks
             if existing:
                 conn.execute("DELETE FROM documents WHERE id = %s", (existing[0],))
             row = conn.execute(
@@ -102,7 +103,53 @@ class Store:
                          _vector_binary(vec), _EMPTY_JSON)
                     )
             _bump_corpus_version(conn)
-        return WriteResult("replaced" if existing else "added", doc_id, len(chunks))
+        return WriteResult("replaced" if replaced else "added", doc_id, len(chunks))
+
+    def mark_pending(self, docs: Sequence[LoadedDocument]) -> None:
+        """Record documents about to be chunked and embedded. An indexed version keeps serving until it is
+        replaced; a document left pending was never finished (the process stopped) and is retried next time."""
+        if not docs:
+            return
+        with self.db.transaction() as conn, conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO documents (source, content_hash, title, mime_type, metadata, status)"
+                " VALUES (%s, '', %s, %s, %s, 'pending')"
+                " ON CONFLICT (source) DO UPDATE SET status = 'pending', status_reason = '', updated_at = now()"
+                " WHERE documents.status = 'failed'",
+                [(d.source, d.title, d.mime_type, Jsonb(d.metadata)) for d in docs],
+            )
+
+    def mark_failed(self, failures: Sequence[tuple[str, str, str, str]]) -> None:
+        """(source, title, mime type, reason) of inputs that could not be ingested, remembered with why.
+
+        A source with an indexed version keeps it (it is still served) and the reason says a newer one failed.
+        """
+        if not failures:
+            return
+        with self.db.transaction() as conn, conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO documents (source, content_hash, title, mime_type, status, status_reason)"
+                " VALUES (%s, '', %s, %s, 'failed', %s)"
+                " ON CONFLICT (source) DO UPDATE SET updated_at = now(),"
+                "  status = CASE WHEN documents.status = 'indexed' THEN 'indexed' ELSE 'failed' END,"
+                "  status_reason = CASE WHEN documents.status = 'indexed'"
+                "   THEN 'a newer version could not be ingested (' || EXCLUDED.status_reason"
+                "        || '); the previous version is still served'"
+                "   ELSE EXCLUDED.status_reason END",
+                [(source, title[:500], mime, reason) for source, title, mime, reason in failures],
+            )
+
+    def indexed_with_hashes(self, hashes: Sequence[str]) -> dict[str, tuple[int, str]]:
+        """content hash → (document id, source) of an indexed document with those bytes (duplicate check)."""
+        if not hashes:
+            return {}
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT ON (content_hash) content_hash, id, source FROM documents"
+                " WHERE content_hash = ANY(%s) AND status = 'indexed' ORDER BY content_hash, id",
+                (list(hashes),),
+            ).fetchall()
+        return {r[0]: (int(r[1]), r[2]) for r in rows}
 
     def delete_document(self, document_id: int) -> DocumentRecord:
         """Delete a document and everything derived from it (chunks, and by cascade graph evidence)."""
@@ -123,7 +170,7 @@ class Store:
         with self.db.connection() as conn:
             rows = conn.execute(
                 "SELECT d.source, d.content_hash, d.id, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id)"
-                " FROM documents d WHERE d.source = ANY(%s) AND d.ingest_key = %s",
+                " FROM documents d WHERE d.source = ANY(%s) AND d.ingest_key = %s AND d.status = 'indexed'",
                 ([d.source for d in docs], ingest_key),
             ).fetchall()
         hashes = {d.source: d.content_hash for d in docs}
@@ -139,24 +186,27 @@ class Store:
 
     def _document(self, conn: Any, document_id: int) -> DocumentRecord:
         row = conn.execute(
-            "SELECT d.id, d.source, d.title, d.mime_type, d.content_hash, d.metadata,"
-            " (SELECT count(*) FROM chunks c WHERE c.document_id = d.id)"
-            " FROM documents d WHERE d.id = %s",
+            _DOCUMENT_SELECT + " WHERE d.id = %s",
             (document_id,),
         ).fetchone()
         if row is None:
             raise NotFoundError(f"no document with id {document_id}", fix="list them with `kgrag documents list`")
         return _document_record(row)
 
-    def list_documents(self, *, limit: int = 1000, offset: int = 0) -> list[DocumentRecord]:
+    def list_documents(self, *, limit: int = 1000, offset: int = 0,
+                       status: DocumentStatus | None = None) -> list[DocumentRecord]:
+        """Every document whatever its status (failed ones too, with why), or only those with ``status``."""
+        where, params = (" WHERE d.status = %s", [status]) if status else ("", [])
         with self.db.connection() as conn:
             rows = conn.execute(
-                "SELECT d.id, d.source, d.title, d.mime_type, d.content_hash, d.metadata,"
-                " (SELECT count(*) FROM chunks c WHERE c.document_id = d.id)"
-                " FROM documents d ORDER BY d.id LIMIT %s OFFSET %s",
-                (limit, offset),
+                _DOCUMENT_SELECT + where + " ORDER BY d.id LIMIT %s OFFSET %s", (*params, limit, offset),
             ).fetchall()
         return [_document_record(r) for r in rows]
+
+    def is_empty(self) -> bool:
+        """No chunk stored at all (pending or failed documents hold none): the fix is to ingest."""
+        with self.db.connection() as conn:
+            return not conn.execute("SELECT EXISTS (SELECT 1 FROM chunks)").fetchone()[0]
 
     def count_chunks(self) -> int:
         with self.db.connection() as conn:
@@ -187,6 +237,12 @@ class Store:
             last = int(rows[-1][0])
 
 
+_DOCUMENT_SELECT = (
+    "SELECT d.id, d.source, d.title, d.mime_type, d.content_hash, d.metadata,"
+    " (SELECT count(*) FROM chunks c WHERE c.document_id = d.id), d.status, d.status_reason"
+    " FROM documents d"
+)
+
 _CHUNK_SELECT = (
     "SELECT c.id, c.document_id, c.position, c.text, c.page, d.source, d.title, d.metadata"
     " FROM chunks c JOIN documents d ON d.id = c.document_id"
@@ -203,7 +259,7 @@ def _chunk_record(r: Sequence[Any]) -> ChunkRecord:
 def _document_record(r: Sequence[Any]) -> DocumentRecord:
     return DocumentRecord(
         id=int(r[0]), source=r[1], title=r[2], mime_type=r[3], content_hash=r[4],
-        metadata=_as_dict(r[5]), chunk_count=int(r[6]),
+        metadata=_as_dict(r[5]), chunk_count=int(r[6]), status=r[7], status_reason=r[8],
     )
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
+
+DocumentStatus = Literal["pending", "indexed", "failed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +45,10 @@ class DocumentRecord:
     content_hash: str
     chunk_count: int
     metadata: dict[str, Any] = field(default_factory=dict)
+    status: DocumentStatus = "indexed"
+    """pending: accepted, not yet stored whole (a crash leaves it so); indexed: chunks stored and searchable;
+    failed: could not be ingested, ``status_reason`` says why."""
+    status_reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)

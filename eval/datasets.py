@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.errors import InvalidInputError
+from core.errors import IngestError, InvalidInputError
 from core.types import LoadedDocument
 from ingest.loaders import SUPPORTED_SUFFIXES, load_bytes, load_text
 
@@ -37,10 +37,17 @@ class Dataset:
     questions: tuple[EvalQuestion, ...]
     files: tuple[Path, ...]
     """The raw files the dataset was read from, in a fixed order (for the fingerprint)."""
-    _documents: Callable[[], Iterator[LoadedDocument]] = field(repr=False)
+    _documents: Callable[[], Iterator[LoadedDocument | Skipped]] = field(repr=False)
+    skipped: list[Skipped] = field(default_factory=list, compare=False)
+    """Units the last documents() pass could not load (an empty file): recorded, not fatal, as in `kgrag ingest`."""
 
     def documents(self) -> Iterator[LoadedDocument]:
-        return self._documents()
+        self.skipped.clear()
+        for item in self._documents():
+            if isinstance(item, Skipped):
+                self.skipped.append(item)
+            else:
+                yield item
 
     def fingerprint(self) -> str:
         return fingerprint_files(self.files)
@@ -49,7 +56,21 @@ class Dataset:
         """The first ``limit`` questions (the corpus stays whole, so distractors stay too)."""
         if limit is None or limit >= len(self.questions):
             return self
-        return Dataset(self.name, self.format, self.path, self.questions[:limit], self.files, self._documents)
+        return Dataset(self.name, self.format, self.path, self.questions[:limit], self.files, self._documents,
+                       self.skipped)
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    source: str
+    reason: str
+
+
+def _loaded(source: str, load: Callable[[], LoadedDocument]) -> LoadedDocument | Skipped:
+    try:
+        return load()
+    except IngestError as exc:
+        return Skipped(source, str(exc))
 
 
 def unit_of_source(source: str) -> str:
@@ -97,12 +118,14 @@ def load_beir(path: Path, split: str = "test") -> Dataset:
             if q["_id"] in relevant:
                 questions.append(EvalQuestion(q["_id"], q["text"], frozenset(relevant[q["_id"]])))
 
-    def documents() -> Iterator[LoadedDocument]:
+    def documents() -> Iterator[LoadedDocument | Skipped]:
         for f in corpus_files:
             with open(f) as fh:
                 for line in fh:
                     d = json.loads(line)
-                    yield load_text(d["text"], source=f"{path.name}:{d['_id']}", title=d.get("title") or d["_id"])
+                    source = f"{path.name}:{d['_id']}"
+                    yield _loaded(source, lambda d=d, source=source: load_text(
+                        d["text"], source=source, title=d.get("title") or d["_id"]))
 
     return Dataset(path.name, "beir", path, tuple(questions), (*corpus_files, path / "queries.jsonl", qrels_path),
                    documents)
@@ -120,9 +143,10 @@ def load_multihop(path: Path) -> Dataset:
                 kind=q.get("type", ""),
             ))
 
-    def documents() -> Iterator[LoadedDocument]:
+    def documents() -> Iterator[LoadedDocument | Skipped]:
         for i, p in enumerate(json.loads(corpus_path.read_text())):
-            yield load_text(p["text"], source=f"{path.name}:{i}", title=p["title"])
+            source = f"{path.name}:{i}"
+            yield _loaded(source, lambda p=p, source=source: load_text(p["text"], source=source, title=p["title"]))
 
     return Dataset(path.name, "multihop", path, tuple(questions), (corpus_path, queries_path), documents)
 
@@ -156,9 +180,10 @@ def load_golden(path: Path) -> Dataset:
         for i, q in enumerate(data["questions"])
     )
 
-    def documents() -> Iterator[LoadedDocument]:
+    def documents() -> Iterator[LoadedDocument | Skipped]:
         for f in files:
-            rel = f.relative_to(corpus).as_posix()
-            yield load_bytes(f.read_bytes(), source=f"{name}:{rel}", suffix=f.suffix, default_title=f.stem)
+            source = f"{name}:{f.relative_to(corpus).as_posix()}"
+            yield _loaded(source, lambda f=f, source=source: load_bytes(
+                f.read_bytes(), source=source, suffix=f.suffix, default_title=f.stem))
 
     return Dataset(name, "golden", path, questions, (path, *files), documents)

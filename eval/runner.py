@@ -65,7 +65,7 @@ def prepare_corpus(rt: Runtime, dataset: Dataset, progress: Progress | None = No
     from kg.nlp import load_spacy
     from kg.store import GraphStore
 
-    ingestor = Ingestor.from_runtime(rt)
+    ingestor = Ingestor.from_runtime(rt, allow_duplicates=True)  # every judged unit is kept, even a twin
     docs = list(dataset.documents())
     done = 0
 
@@ -97,6 +97,7 @@ def prepare_corpus(rt: Runtime, dataset: Dataset, progress: Progress | None = No
                         on_total=on_total, on_progress=on_graph)
     return {
         "documents": len(docs), "documents_ingested_now": len(report.added) + len(report.replaced),
+        "skipped": [{"source": u.source, "reason": u.reason} for u in dataset.skipped],
         "chunks": rt.store.count_chunks(), "corpus_version": rt.store.corpus_version(),
         "graph": {"entities": graph.entities, "edges": graph.edges, "relations": graph.relations,
                   "file_bytes": graph.file_bytes, "build_seconds_now": round(graph.seconds, 2)},

@@ -1,4 +1,4 @@
-"""Turn files (PDF, Markdown, plain text, HTML) into text pages with a title.
+"""Turn files (PDF, Word .docx, Markdown, plain text, HTML, CSV) into text pages with a title.
 
 Each loader raises IngestError with a reason a person can act on; the caller carries on with
 the rest of the batch. PDFs keep their page numbers so answers can cite them.
@@ -22,6 +22,8 @@ SUPPORTED_SUFFIXES: dict[str, str] = {
     ".text": "text/plain",
     ".html": "text/html",
     ".htm": "text/html",
+    ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    ".csv": "text/csv",
 }
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -41,7 +43,7 @@ def decode_text(data: bytes, source: str) -> tuple[str, dict[str, str]]:
     if b"\x00" in data[:8192]:
         raise IngestError(
             f"{source} looks binary (it contains NUL bytes), not text",
-            fix="check the file type; only PDF, Markdown, plain text and HTML are ingested",
+            fix=f"check the file type; only {', '.join(sorted(SUPPORTED_SUFFIXES))} files are ingested",
         )
     try:
         return data.decode("utf-8-sig"), {}
@@ -109,14 +111,33 @@ def _load_text(data: bytes, source: str) -> _Loaded:
 
 
 _MD_HEADING = re.compile(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", re.MULTILINE)
-_MD_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 
 
 def _load_markdown(data: bytes, source: str) -> _Loaded:
+    """YAML front matter (between ``---`` lines) becomes the document's metadata, so `--filter
+    ticker=2330` finds it; its ``title`` wins over the first heading."""
+    import frontmatter
+    import yaml
+
     text, meta = decode_text(data, source)
-    text = _MD_FRONT_MATTER.sub("", text)
-    heading = _MD_HEADING.search(text)
-    return (heading.group(1) if heading else None), [Page(text)], dict(meta)
+    out: dict[str, object] = dict(meta)
+    try:
+        post = frontmatter.loads(text)
+    except (yaml.YAMLError, ValueError) as exc:  # kept whole as text: a broken header must not lose the file
+        out["front_matter_note"] = f"front matter could not be parsed ({type(exc).__name__}); kept as text"
+        body, fields = text, {}
+    else:
+        body, fields = post.content, _json_safe(post.metadata)
+    title = fields.get("title") if isinstance(fields.get("title"), str) else None
+    heading = _MD_HEADING.search(body)
+    return title or (heading.group(1) if heading else None), [Page(body)], {**fields, **out}
+
+
+def _json_safe(value: dict[str, object]) -> dict[str, object]:
+    """YAML gives dates and other non-JSON values; metadata is jsonb, and filters compare text."""
+    import json
+
+    return dict(json.loads(json.dumps(value, default=str)))
 
 
 def _load_html(data: bytes, source: str) -> _Loaded:
@@ -132,12 +153,86 @@ def _load_html(data: bytes, source: str) -> _Loaded:
     title = soup.title.get_text(strip=True) if soup.title else None
     if not title and (h1 := soup.find("h1")):
         title = h1.get_text(" ", strip=True)
+    main = _main_content(text)
+    if main:
+        return title, [Page(main)], {**meta, "html_extraction": "main content"}
     try:
         body = soup.get_text("\n")
     except RecursionError as exc:
         raise IngestError(f"{source} is nested too deeply to parse", fix="simplify the HTML") from exc
     body = re.sub(r"\n\s*\n+", "\n\n", body)
-    return title, [Page(body)], dict(meta)
+    return title, [Page(body)], {**meta, "html_extraction": "all text (no main content found)"}
+
+
+def _main_content(html: str) -> str | None:
+    """The page's main text by trafilatura, without navigation, headers, footers and cookie banners (whose
+    "Home", "Careers" would otherwise be indexed and become graph entities). None when it finds none."""
+    import trafilatura
+
+    try:
+        text = trafilatura.extract(html, include_comments=False, include_tables=True, deduplicate=False)
+    except Exception:  # a page it cannot handle (deep nesting, odd markup): the caller keeps all text
+        return None
+    return text if text and text.strip() else None
+
+
+def _load_docx(data: bytes, source: str) -> _Loaded:
+    """Paragraphs and table rows in document order; the title from the file's properties or a Title paragraph."""
+    import io
+    import zipfile
+
+    from docx import Document
+    from docx.opc.exceptions import PackageNotFoundError
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    try:
+        document = Document(io.BytesIO(data))
+    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as exc:
+        raise IngestError(f"{source} is not a readable Word .docx file ({type(exc).__name__})",
+                          fix="check the file opens in a word processor; save older .doc files as .docx") from exc
+    lines: list[str] = []
+    title = (document.core_properties.title or "").strip() or None
+    for block in document.element.body.iterchildren():
+        tag = block.tag.rsplit("}", 1)[-1]
+        if tag == "p":
+            paragraph = Paragraph(block, document)
+            if paragraph.text.strip():
+                lines.append(paragraph.text)
+                if title is None and paragraph.style is not None and paragraph.style.name in ("Title", "Heading 1"):
+                    title = paragraph.text.strip()
+        elif tag == "tbl":
+            for row in Table(block, document).rows:
+                cells = [c.text.strip() for c in row.cells]
+                if any(cells):
+                    lines.append(" | ".join(cells))
+    return title, [Page("\n".join(lines))], {}
+
+
+def _load_csv(data: bytes, source: str) -> _Loaded:
+    """Each row as one line of ``column: value`` pairs, so a row reads as a statement a chunk can carry."""
+    import csv
+    import io
+
+    text, meta = decode_text(data, source)
+    try:
+        dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(text[:8192], delimiters=",;\t|")
+    except csv.Error:
+        dialect = csv.excel
+    try:
+        rows = [r for r in csv.reader(io.StringIO(text), dialect) if any(c.strip() for c in r)]
+    except csv.Error as exc:
+        raise IngestError(f"{source} is not a readable CSV file ({exc})",
+                          fix="check its quoting and delimiter") from exc
+    if not rows:
+        return None, [], dict(meta)
+    header = [h.strip() or f"column {i + 1}" for i, h in enumerate(rows[0])]
+    lines = []
+    for row in rows[1:]:
+        pairs = [f"{header[i] if i < len(header) else f'column {i + 1}'}: {v.strip()}"
+                 for i, v in enumerate(row) if v.strip()]
+        lines.append("; ".join(pairs))
+    return None, [Page("\n".join(lines))], {**meta, "csv_rows": len(rows) - 1, "csv_columns": header}
 
 
 def _load_pdf(data: bytes, source: str) -> _Loaded:
@@ -168,19 +263,37 @@ _LOADERS: dict[str, Callable[[bytes, str], _Loaded]] = {
     "text/markdown": _load_markdown,
     "text/plain": _load_text,
     "text/html": _load_html,
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": _load_docx,
+    "text/csv": _load_csv,
 }
 
 
-def discover(paths: list[Path]) -> tuple[list[Path], list[tuple[str, str]]]:
-    """Expand folders into supported files (sorted, recursive). Returns files and (path, reason) misses."""
+def discover(paths: list[Path]) -> tuple[list[Path], list[tuple[str, str]], list[tuple[str, str]]]:
+    """Expand folders into supported files (sorted, recursive).
+
+    Returns the files, (path, reason) for paths that do not exist, and (path, reason) for every file in
+    a folder that is not ingested for its type, so none is passed over without a word. Hidden files
+    and folders (a leading dot: .git, .DS_Store) are not content and are passed over silently.
+    """
     files: list[Path] = []
     missing: list[tuple[str, str]] = []
+    skipped: list[tuple[str, str]] = []
     for p in paths:
         if p.is_dir():
-            files.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUPPORTED_SUFFIXES
-                                and not any(part.startswith(".") for part in f.relative_to(p).parts)))
+            for f in sorted(p.rglob("*")):
+                if not f.is_file() or any(part.startswith(".") for part in f.relative_to(p).parts):
+                    continue
+                if f.suffix.lower() in SUPPORTED_SUFFIXES:
+                    files.append(f)
+                else:
+                    skipped.append((str(f.resolve()), unsupported_reason(f.suffix)))
         elif p.is_file():
             files.append(p)
         else:
             missing.append((str(p), "no such file or folder"))
-    return files, missing
+    return files, missing, skipped
+
+
+def unsupported_reason(suffix: str) -> str:
+    return (f"{suffix.lower() or '(no extension)'} files are not ingested; "
+            f"supported: {', '.join(sorted(SUPPORTED_SUFFIXES))}")

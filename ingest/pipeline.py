@@ -21,7 +21,7 @@ from core.settings import ChunkingSettings, EmbeddingSettings, IngestSettings
 from core.store import Store, WriteResult
 from core.types import ChunkDraft, LoadedDocument
 from ingest.chunking import Chunker
-from ingest.loaders import discover, load_file
+from ingest.loaders import SUPPORTED_SUFFIXES, discover, load_file
 
 T = TypeVar("T")
 
@@ -32,6 +32,10 @@ class IngestReport:
     replaced: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    duplicates: list[tuple[str, str]] = field(default_factory=list)
+    """(source, the source already holding the same bytes): not stored again unless asked."""
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    """(path, why) of files in a folder that were not ingested (a type kgrag does not read)."""
     chunks_written: int = 0
     document_ids: dict[str, int] = field(default_factory=dict)
     stage_seconds: dict[str, float] = field(
@@ -68,8 +72,9 @@ def _groups(items: Iterable[T], size: int) -> Iterator[list[T]]:
 class Ingestor:
     def __init__(
         self, store: Store, embedder: Embedder, chunking: ChunkingSettings, embedding: EmbeddingSettings,
-        limits: IngestSettings | None = None,
+        limits: IngestSettings | None = None, *, allow_duplicates: bool = False,
     ) -> None:
+        """``allow_duplicates``: store a document even when another source holds the same bytes."""
         # Room for [CLS] and [SEP]: a chunk at `size` tokens must still fit the model window whole.
         if chunking.size > embedder.max_tokens - 2:
             raise ConfigError(
@@ -78,6 +83,7 @@ class Ingestor:
                 fix=f"set KGRAG_CHUNKING__SIZE to at most {embedder.max_tokens - 2}",
             )
         self.store = store
+        self.allow_duplicates = allow_duplicates
         self.embedder = embedder
         self.max_file_bytes = (limits or IngestSettings()).max_file_bytes
         self.ingest_key = ingest_key(embedder.name, chunking)
@@ -86,14 +92,15 @@ class Ingestor:
                                overlap=chunking.overlap)
 
     @classmethod
-    def from_runtime(cls, rt: Runtime) -> Ingestor:
+    def from_runtime(cls, rt: Runtime, *, allow_duplicates: bool = False) -> Ingestor:
         s = rt.settings
-        return cls(rt.store, rt.checked_embedder(), s.chunking, s.embedding, s.ingest)
+        return cls(rt.store, rt.checked_embedder(), s.chunking, s.embedding, s.ingest,
+                   allow_duplicates=allow_duplicates)
 
     def ingest_paths(self, paths: Sequence[Path], *, on_file: Progress | None = None,
                      on_total: Callable[[int], None] | None = None) -> IngestReport:
-        files, missing = discover(list(paths))
-        report = IngestReport(failed=list(missing))
+        files, missing, skipped = discover(list(paths))
+        report = IngestReport(failed=list(missing), skipped=skipped)
         if on_total:
             on_total(len(files))
 
@@ -103,33 +110,51 @@ class Ingestor:
                 try:
                     yield load_file(path, max_bytes=self.max_file_bytes)
                 except IngestError as exc:
-                    yield (str(path), str(exc))
+                    yield (str(path.resolve()), str(exc))
                 finally:
                     report.stage_seconds["parse"] += time.perf_counter() - t0
 
         self._ingest_stream(loaded(), report, on_file)
         return report
 
-    def ingest_documents(self, docs: Iterable[LoadedDocument], *, on_file: Progress | None = None) -> IngestReport:
+    def ingest_documents(self, docs: Iterable[LoadedDocument], *, on_file: Progress | None = None,
+                         allow_duplicates: bool | None = None) -> IngestReport:
+        """``allow_duplicates`` overrides the ingestor's setting for this call (one shared API ingestor)."""
         report = IngestReport()
-        self._ingest_stream(docs, report, on_file)
+        self._ingest_stream(docs, report, on_file, allow_duplicates)
         return report
 
     def _ingest_stream(self, items: Iterable[LoadedDocument | tuple[str, str]], report: IngestReport,
-                       on_file: Progress | None) -> None:
+                       on_file: Progress | None, allow_duplicates: bool | None = None) -> None:
+        duplicates_ok = self.allow_duplicates if allow_duplicates is None else allow_duplicates
+        accepted: dict[str, str] = {}  # content hash → source, for duplicates within this run
         for group in _groups(items, 256):
             docs = [it for it in group if not isinstance(it, tuple)]
             unchanged = self.store.unchanged_sources(docs, ingest_key=self.ingest_key)
+            stored = {} if duplicates_ok else self.store.indexed_with_hashes(
+                [d.content_hash for d in docs if d.source not in unchanged])
+            to_write: list[LoadedDocument] = []
+            failed_before = len(report.failed)
             for item in group:
                 if isinstance(item, tuple):
                     report.failed.append(item)
                 elif item.source in unchanged:
                     report.record(item.source, WriteResult("unchanged", *unchanged[item.source]))
+                    accepted.setdefault(item.content_hash, item.source)
+                elif not duplicates_ok and (twin := _twin(item, stored, accepted)) is not None:
+                    report.duplicates.append((item.source, twin))
                 else:
+                    accepted.setdefault(item.content_hash, item.source)
+                    to_write.append(item)
                     continue
                 if on_file:
                     on_file(item[0] if isinstance(item, tuple) else item.source)
-            self._chunk_and_write([d for d in docs if d.source not in unchanged], report, on_file)
+            self.store.mark_failed([_failure(src, why) for src, why in report.failed[failed_before:]])
+            self.store.mark_pending(to_write)
+            failed_before = len(report.failed)
+            self._chunk_and_write(to_write, report, on_file)
+            self.store.mark_failed([_failure(src, why) for src, why in report.failed[failed_before:]])
+
 
     def _chunk_and_write(self, docs: list[LoadedDocument], report: IngestReport, on_file: Progress | None) -> None:
         batch: list[tuple[LoadedDocument, list[ChunkDraft]]] = []
@@ -171,3 +196,18 @@ class Ingestor:
                 report.stage_seconds["write"] += time.perf_counter() - t1
             if on_file:
                 on_file(doc.source)
+
+
+def _failure(source: str, reason: str) -> tuple[str, str, str, str]:
+    """(source, title, mime type, reason) for the store's failed row: the name is all a failed file offers."""
+    name = source.rsplit("/", 1)[-1] or source
+    suffix = "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    return source, name, SUPPORTED_SUFFIXES.get(suffix, "application/octet-stream"), reason
+
+
+def _twin(doc: LoadedDocument, stored: dict[str, tuple[int, str]], accepted: dict[str, str]) -> str | None:
+    """Another source already holding these bytes (stored, or accepted earlier in this run)."""
+    if doc.content_hash in stored and stored[doc.content_hash][1] != doc.source:
+        return stored[doc.content_hash][1]
+    twin = accepted.get(doc.content_hash)
+    return twin if twin is not None and twin != doc.source else None

@@ -30,6 +30,8 @@ from retrieval.rerank import Reranker, RerankerUnavailable
 
 KNOWN_SIGNALS = ("dense", "bm25", "graph")
 RERANK = "rerank"
+EMPTY_STORE = ("the store is empty: no documents have been ingested yet, so nothing can be found; "
+               "run `kgrag ingest PATH` (or upload to POST /v1/documents) first")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,12 +67,24 @@ class PipelineResult:
     """Candidates each signal returned before fusion (tells "ran but found nothing" from "ran")."""
     fusion_weights: dict[str, float] = field(default_factory=dict)
     """The RRF weight each signal got for this query: configured weight × the retriever's own confidence."""
+    corpus_empty: bool = False
+    """Nothing is stored at all (checked only when no passage came back): the fix is to ingest."""
 
     @property
     def warnings(self) -> list[str]:
-        """A line per stage that did not run: shown to the user, never swallowed."""
-        return [f"{stage} {status.state}: {status.reason}" for stage, status in self.statuses.items()
-                if status.state != "ran"]
+        """A line per stage that did not run, or ran on a stale graph: shown to the user, never swallowed."""
+        lines = [EMPTY_STORE] if self.corpus_empty else []
+        for stage, status in self.statuses.items():
+            if status.state != "ran":
+                lines.append(f"{stage} {status.state}: {status.reason}")
+            elif self.explanations.get(stage, {}).get("stale"):
+                lines.append(f"{stage} ran on a stale graph: {status.reason}")
+        return lines
+
+    @property
+    def load_seconds(self) -> float:
+        """One-off loading inside this run (models, index files): the rest of ``total`` is the query itself."""
+        return sum(secs for stage, secs in self.timings.items() if stage.endswith(".load"))
 
 
 class QueryPipeline:
@@ -145,7 +159,7 @@ class QueryPipeline:
         chunks = self.store.chunks([h.chunk_id for h in fused])
         fused = [h for h in fused if h.chunk_id in chunks]  # deleted since the index was read
         t3 = time.perf_counter()
-        final, rerank_status = self._rerank(question, fused, chunks, top_k, rerank)
+        final, rerank_status = self._rerank(question, fused, chunks, top_k, rerank, timings)
         t4 = time.perf_counter()
         timings.update({"fusion": t2 - t1, "fetch": t3 - t2, RERANK: t4 - t3, "total": t4 - t0})
         statuses = {s: r.status for s, (r, _) in results.items()}
@@ -153,7 +167,9 @@ class QueryPipeline:
         hits = tuple(_passage(i, h, chunks[h.chunk_id], score) for i, (h, score) in enumerate(final, 1))
         explanations = {s: r.explanation for s, (r, _) in results.items() if r.explanation}
         hit_counts = {s: len(r.hits) for s, (r, _) in results.items()}
-        return PipelineResult(question, wanted, hits, statuses, timings, explanations, hit_counts, weights)
+        empty = not hits and self.store.is_empty()
+        return PipelineResult(question, wanted, hits, statuses, timings, explanations, hit_counts, weights,
+                              corpus_empty=empty)
 
     def _check(self, question: str, signals: Sequence[str] | None, top_k: int | None) -> tuple[str, ...]:
         if not question.strip():
@@ -189,7 +205,7 @@ class QueryPipeline:
         return {"dense": r.dense_candidates, "bm25": r.bm25_candidates}.get(signal, self.settings.graph.candidates)
 
     def _rerank(self, question: str, fused: list[FusedHit], chunks: Mapping[int, ChunkRecord], top_k: int,
-                wanted: bool) -> tuple[list[tuple[FusedHit, float | None]], StageStatus]:
+                wanted: bool, timings: dict[str, float]) -> tuple[list[tuple[FusedHit, float | None]], StageStatus]:
         plain: list[tuple[FusedHit, float | None]] = [(h, None) for h in fused[:top_k]]
         if not wanted:
             return plain, StageStatus("skipped", "reranking turned off for this query (--no-rerank)")
@@ -198,6 +214,10 @@ class QueryPipeline:
         if not fused:
             return plain, StageStatus("skipped", "no candidates to rerank")
         pool = fused[: self.settings.rerank.candidates]
+        t0 = time.perf_counter()
+        with contextlib.suppress(RerankerUnavailable):  # score() reports it; the load is timed apart
+            self.reranker.load()
+        timings[f"{RERANK}.load"] = time.perf_counter() - t0
         outcome = self.reranker.score(question, [_rerank_text(chunks[h.chunk_id]) for h in pool])
         if outcome.status.state != "ran":
             return plain, outcome.status

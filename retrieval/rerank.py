@@ -31,7 +31,9 @@ class RerankOutcome:
 def unavailable_reason(model: str, exc: BaseException) -> str:
     detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return (f"reranker model {model} could not be loaded ({type(exc).__name__}: {detail[:200]}): "
-            "set KGRAG_RERANK__MODEL to a local cross-encoder folder, or pass --no-rerank")
+            f"to get its weights, run once while online with HF_HUB_OFFLINE=0: python -c \"from "
+            f"sentence_transformers import CrossEncoder; CrossEncoder('{model}')\" (they are cached for offline use), "
+            "or set KGRAG_RERANK__MODEL to a local cross-encoder folder")
 
 
 class Reranker:

@@ -26,7 +26,8 @@ from core.settings import DatabaseSettings, EmbeddingSettings, Settings
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES_DIR = REPO_ROOT / "examples"
-SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+TEST_DATA = REPO_ROOT / "tests" / "data"
+"""Committed fixtures (see tests/data/README.md); ../shared/data is for eval and bench only."""
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,8 @@
 """Test corpus for the retrieval tests: real SciFact abstracts plus a few planted documents.
 
-The SciFact passages are read from /work/shared/data (never copied into the repository); the
-planted documents each exist to make one retriever's strength observable.
+The SciFact passages are a committed slice under tests/data/scifact (see its SOURCE.md), so the
+suite runs from a bare clone; the planted documents each exist to make one retriever's strength
+observable.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from core.types import LoadedDocument
 from ingest.loaders import load_text
 from ingest.pipeline import Ingestor, IngestReport
 
-SCIFACT = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "scifact"
+SCIFACT = Path(__file__).resolve().parent / "data" / "scifact"
 
 # Only BM25 can find this one: the code "VXQ-88217" carries no meaning an embedding model could
 # match, and the rest of the passage is about something else (checked: dense ranks it ~50th of 660).
@@ -50,15 +51,12 @@ PLANTED = (RARE_TERM_DOC, PARAPHRASE_DOC, *BEES_DOCS)
 
 
 def scifact_docs(limit: int, *, offset: int = 0) -> Iterator[dict[str, str]]:
-    seen = 0
-    for part in ("corpus.part1.jsonl", "corpus.part2.jsonl"):
-        with (SCIFACT / part).open(encoding="utf-8") as fh:
-            for line in fh:
-                if seen >= offset + limit:
-                    return
-                if seen >= offset:
-                    yield json.loads(line)
-                seen += 1
+    with (SCIFACT / "corpus.jsonl").open(encoding="utf-8") as fh:
+        for seen, line in enumerate(fh):
+            if seen >= offset + limit:
+                return
+            if seen >= offset:
+                yield json.loads(line)
 
 
 def scifact_loaded(limit: int, *, offset: int = 0) -> list[LoadedDocument]:

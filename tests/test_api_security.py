@@ -7,6 +7,7 @@ without anyone remembering to list it here.
 from __future__ import annotations
 
 import re
+import tempfile
 import threading
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -122,9 +123,14 @@ def _files_named(roots: list[Path], names: set[str]) -> set[Path]:
 
 
 def test_upload_file_names_are_sanitised_and_never_touch_the_filesystem(
-        client: TestClient, tmp_path: Path) -> None:
+        client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     names = {n for _, n in HOSTILE_NAMES if n} | {"payload.exe"}
-    roots = [tmp_path, Path.cwd(), Path("/etc"), Path("/tmp")]
+    # Spooled uploads go to the temp dir: a private one, so another process's files in a shared
+    # /tmp (say a "report.md" of its own) can neither fail this test nor hide a write.
+    private_tmp = tmp_path / "tmp"
+    private_tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private_tmp))
+    roots = [tmp_path, Path.cwd(), Path("/etc")]
     before = _files_named(roots, names)
     auth = bearer(KEYS[0])
     stored: dict[str, int] = {}

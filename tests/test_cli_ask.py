@@ -23,7 +23,7 @@ def test_ask_answers_with_resolved_citations_and_refuses_what_the_corpus_lacks(
     answered = runner.invoke(app, ["ask", "Which shipyard built the Kelpie research vessel?"], env=env)
     assert answered.exit_code == 0, answered.output
     assert "Aalto Shipyards" in answered.output
-    cited = set(re.findall(r"\[(\d+)\]", answered.output.split("\n(")[0]))
+    cited = set(re.findall(r"\[(\d+)\]", re.split(r"\n\(\w+ answer, ", answered.output)[0]))
     assert cited, answered.output
     for n in cited:  # every [n] in the answer is listed with its source
         assert re.search(rf"^\[{n}\] .+ — .+examples/.+ \(chunk \d+\)$", answered.output, re.MULTILINE)

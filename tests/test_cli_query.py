@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from api.cli import app
+from api.cli_query import EMPTY_STORE_EXIT
 from core.runtime import Runtime
+from tests.kg_fixtures import build, ingest_folder, nlp_fixture  # noqa: F401  (the `nlp` fixture)
 from tests.retrieval_corpus import PARAPHRASE_DOC, PARAPHRASE_QUERY, RARE_TERM_DOC, ingest, planted_loaded
 
 BYSTANDERS = [("planted/tides", "Tides", "Tides follow the moon."),
@@ -32,10 +36,38 @@ def test_query_prints_passages_explanations_and_warnings(cli_env: dict[str, str]
     assert "2. " in out and "3. " not in out
     assert "dense #1" in out and "fused 0.0" in out
     assert "warning: rerank skipped: reranker model cross-encoder/ms-marco-MiniLM-L6-v2 could not be loaded" in out
-    assert "or pass --no-rerank" in out
+    assert "run once while online" in out and "or set KGRAG_RERANK__MODEL to a local cross-encoder folder" in out
     assert "warning: graph skipped" in out  # no graph built in this store
-    for stage in ("dense.embed", "dense.search", "bm25.search", "fusion", "rerank", "total"):
+    for stage in ("dense.load", "dense.embed", "dense.search", "bm25.search", "fusion", "rerank", "total"):
         assert stage in out, stage
+
+
+def _ms(out: str, stage: str) -> float:
+    match = re.search(rf"│ {re.escape(stage)} +│[^│]*│ +([\d.]+) │", out)
+    assert match, (stage, out)
+    return float(match.group(1))
+
+
+def test_explain_reports_the_models_cold_load_apart_from_the_query(cli_env: dict[str, str]) -> None:
+    """Each CLI run loads the embedding model afresh: that second or more is not the query's embed time."""
+    result = CliRunner().invoke(app, ["query", PARAPHRASE_QUERY, "--explain", "--signals", "dense", "--no-rerank"],
+                                env={**cli_env, "COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    load, embed = _ms(result.output, "dense.load"), _ms(result.output, "dense.embed")
+    assert load > 100 and embed < load / 5, result.output  # the model load is in dense.load, not dense.embed
+    line = re.search(r"query time ([\d.]+) ms; model and index loading ([\d.]+) ms", result.output)
+    assert line, result.output
+    assert float(line.group(2)) >= load - 0.1 and float(line.group(1)) < _ms(result.output, "total") - load + 0.2
+
+
+def test_empty_store_says_so_and_exits_non_zero(tmp_path: Path, fresh_database_url: str) -> None:
+    env = {"KGRAG_HOME": str(tmp_path / "home"), "KGRAG_DATABASE__URL": fresh_database_url, "COLUMNS": "200"}
+    for command in ("query", "ask"):
+        result = CliRunner().invoke(app, [command, "who founded Northwind?", "--no-rerank"], env=env)
+        out = " ".join(result.output.split())
+        assert result.exit_code == EMPTY_STORE_EXIT, (command, result.output)
+        assert "the store is empty" in out and "run `kgrag ingest PATH`" in out, command
+        assert "try other words" not in out and "The documents don't say" not in out, command
 
 
 def test_query_with_selected_signals_and_no_rerank(cli_env: dict[str, str]) -> None:
@@ -57,3 +89,23 @@ def test_query_help_has_an_example() -> None:
     result = CliRunner().invoke(app, ["query", "--help"])
     assert result.exit_code == 0
     assert "Example:" in result.output and "--no-rerank" in result.output
+
+
+def test_a_stale_graph_prints_a_warning_line(runtime: Runtime, nlp: Any, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Staleness used to be visible only inside --explain's JSON; answers from an old graph need a warning."""
+    ingest_folder(runtime)
+    build(runtime, nlp)
+    env = {"KGRAG_HOME": str(runtime.settings.home), "KGRAG_DATABASE__URL": str(runtime.settings.database.url),
+           "COLUMNS": "200"}
+    monkeypatch.chdir(tmp_path)
+    question = ["query", "Which school trained the founder of Harlow Biotech?", "--signals", "graph", "--no-rerank"]
+    fresh = CliRunner().invoke(app, question, env=env)
+    assert fresh.exit_code == 0 and "stale" not in fresh.output, fresh.output
+
+    ingest(runtime, planted_loaded([BYSTANDERS[0]]))  # the corpus moves on; the graph file does not
+    stale = CliRunner().invoke(app, question, env=env)
+    assert stale.exit_code == 0, stale.output
+    out = " ".join(stale.output.split())
+    assert "warning: graph ran on a stale graph: graph is stale (built at corpus version" in out
+    assert "run `kgrag graph build`" in out

@@ -131,7 +131,13 @@ COMMITTED = sorted((REPO_ROOT / "eval" / "results").glob("*.json"))
 def test_committed_results_match_the_current_config_data_and_readme(path: Path) -> None:
     """A committed results file is regenerated when the config or data changes, and so is its table."""
     results = json.loads(path.read_text())
-    assert check_stamp(results, settings=Settings(_env_file=None), repo_root=REPO_ROOT) == []
+    problems = check_stamp(results, settings=Settings(_env_file=None), repo_root=REPO_ROOT)
+    data = (REPO_ROOT / results["stamp"]["dataset"]["path"]).resolve()
+    if not data.is_relative_to(REPO_ROOT) and not data.exists():
+        # The public sets live beside the clone (../shared/data), not in it: a bare clone checks the
+        # config and the README table here, and `kgrag eval check` checks the data where it is present.
+        problems = [p for p in problems if "is not there" not in p]
+    assert problems == []
     readme = (REPO_ROOT / "README.md").read_text()
     block = embedded_block(readme, results["stamp"]["dataset"]["name"])
     assert block == markdown(results, source=f"eval/results/{path.name}"), (

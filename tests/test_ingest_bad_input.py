@@ -51,7 +51,9 @@ def test_encrypted_and_textless_pdfs_are_refused_with_the_fix(runtime: Runtime, 
     assert "encrypted PDF" in failed["locked.pdf"] and "decrypt" in failed["locked.pdf"]
     assert "no text layer" in failed["scan.pdf"] and "OCR" in failed["scan.pdf"]
     assert [Path(s).name for s in report.added] == ["fine.pdf"]
-    assert len(runtime.store.list_documents()) == 1
+    assert len(runtime.store.list_documents(status="indexed")) == 1
+    remembered = {Path(d.source).name: d for d in runtime.store.list_documents(status="failed")}
+    assert set(remembered) == {"locked.pdf", "scan.pdf"} and "decrypt" in remembered["locked.pdf"].status_reason
 
 
 def test_a_file_over_the_size_limit_is_refused_before_it_is_read(runtime: Runtime, tmp_path: Path) -> None:
@@ -119,4 +121,6 @@ def test_binary_content_named_txt_is_refused(runtime: Runtime, tmp_path: Path, p
     (tmp_path / "blob.txt").write_bytes(payload)
     report = ingestor_for(runtime).ingest_paths([tmp_path])
     assert "binary" in failures(report)["blob.txt"]
-    assert runtime.store.list_documents() == []
+    assert runtime.store.list_documents(status="indexed") == []
+    [failed] = runtime.store.list_documents()
+    assert failed.status == "failed" and "binary" in failed.status_reason and failed.chunk_count == 0

@@ -58,7 +58,9 @@ def test_dense_matches_exact_cosine_search(corpus_rt: Runtime) -> None:
     scores = [h.score for h in result.hits]
     assert scores == sorted(scores, reverse=True)
     np.testing.assert_allclose(scores, np.sort(sims)[::-1][:10], atol=1e-5)
-    assert set(result.timings) == {"embed", "search"} and all(v > 0 for v in result.timings.values())
+    # The model's (here already done) load is timed apart, so a cold start never counts as embedding time.
+    assert set(result.timings) == {"load", "embed", "search"}
+    assert result.timings["embed"] > 0 and result.timings["search"] > 0 and result.timings["load"] >= 0
 
 
 def test_paraphrase_is_found_by_dense_only(corpus_rt: Runtime) -> None:
