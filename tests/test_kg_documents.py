@@ -171,7 +171,7 @@ def test_explain_in_the_cli_and_the_api_show_the_chain_and_the_weight(
     text = " ".join(out.output.split())
     assert f'graph: question → "Halcyon Press" → mentions "{TARGET}"' in text
     assert "field guide glasswing" in text
-    assert "fusion weights: dense 1, bm25 1, graph 3 (title link)" in text
+    assert "fusion weights: dense 1, bm25 1, graph 30 (title link)" in text
 
     with TestClient(create_app(runtime=runtime)) as client:
         body = client.post("/v1/query", json={"question": QUESTION, "answer": False, "rerank": False}).json()
