@@ -47,6 +47,8 @@ class PassageHit:
     ranks: dict[str, int] = field(default_factory=dict)
     scores: dict[str, float] = field(default_factory=dict)
     rerank_score: float | None = None
+    explanations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Signal → what that retriever said about this passage (graph: the entities and the chain to them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +147,8 @@ class QueryPipeline:
         timings.update({"fusion": t2 - t1, "fetch": t3 - t2, RERANK: t4 - t3, "total": t4 - t0})
         statuses = {s: r.status for s, (r, _) in results.items()}
         statuses[RERANK] = rerank_status
-        hits = tuple(_passage(i, h, chunks[h.chunk_id], score) for i, (h, score) in enumerate(final, 1))
+        why = {(s, h.chunk_id): h.explanation for s, (r, _) in results.items() for h in r.hits if h.explanation}
+        hits = tuple(_passage(i, h, chunks[h.chunk_id], score, why) for i, (h, score) in enumerate(final, 1))
         explanations = {s: r.explanation for s, (r, _) in results.items() if r.explanation}
         hit_counts = {s: len(r.hits) for s, (r, _) in results.items()}
         return PipelineResult(question, wanted, hits, statuses, timings, explanations, hit_counts)
@@ -217,11 +220,13 @@ def _rerank_text(chunk: ChunkRecord) -> str:
     return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
 
 
-def _passage(rank: int, hit: FusedHit, chunk: ChunkRecord, rerank_score: float | None) -> PassageHit:
+def _passage(rank: int, hit: FusedHit, chunk: ChunkRecord, rerank_score: float | None,
+             why: Mapping[tuple[str, int], dict[str, Any]]) -> PassageHit:
     return PassageHit(
         rank=rank, chunk_id=chunk.id, document_id=chunk.document_id, text=chunk.text, source=chunk.source,
         title=chunk.title, page=chunk.page, fused_score=hit.score, ranks=dict(hit.ranks),
         scores=dict(hit.scores), rerank_score=rerank_score,
+        explanations={s: why[(s, hit.chunk_id)] for s in hit.ranks if (s, hit.chunk_id) in why},
     )
 
 
