@@ -106,7 +106,7 @@ def sources_text(citations: tuple[Citation, ...] | list[Citation]) -> str:
     if not citations:
         return ""
     lines = []
-    for c in citations:
+    for c in sorted(citations, key=lambda c: c.number):
         page = f", page {c.page}" if c.page is not None else ""
         lines.append(f"[{c.number}] {c.title or c.source} ({c.source}{page})")
     return "\n\nSources:\n" + "\n".join(lines)
