@@ -104,6 +104,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
                 rt.close()
             raise
         app.state.resources = resources
+        routes_browse.preload(app, resources)
         try:
             yield
         finally:

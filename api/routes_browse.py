@@ -6,9 +6,11 @@ never return more than kg.browse.MAX_VIEW entities, so the browser stays respons
 
 from __future__ import annotations
 
+import logging
+import threading
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, FastAPI, Query, Request
 
 from api.deps import Authorized, Resources, ResourcesDep
 from api.schemas import EdgeOut, EntityList, EntityOut, EvidenceOut, GraphViewOut
@@ -16,22 +18,40 @@ from core.errors import GraphMissingError
 from kg import browse
 from kg.index import GraphHolder, LoadedGraph
 
+log = logging.getLogger("kgrag.api")
+
 router = APIRouter(prefix="/v1/graph", tags=["graph"], dependencies=[Authorized])
 
 
-def _holder(request: Request, res: Resources) -> GraphHolder:
+def _holder(app: FastAPI, res: Resources) -> GraphHolder:
     """The query pipeline's holder when it has one (one copy of the graph in memory), else the app's own."""
     holder = getattr(res.pipeline.retrievers.get("graph"), "holder", None)
     if isinstance(holder, GraphHolder):
         return holder
-    own = getattr(request.app.state, "graph_holder", None)
+    own = getattr(app.state, "graph_holder", None)
     if own is None:
-        own = request.app.state.graph_holder = GraphHolder(res.settings.graph_path)
+        own = app.state.graph_holder = GraphHolder(res.settings.graph_path)
     return own
 
 
+def preload(app: FastAPI, res: Resources) -> None:
+    """Load the graph file in the background at startup: at 30k entities that takes seconds, which
+    would otherwise be the first Graph page's wait. A failure here is reported by the routes instead."""
+    holder = _holder(app, res)
+    if not holder.path.exists():
+        return
+
+    def load() -> None:
+        try:
+            holder.current()
+        except Exception:
+            log.warning("preloading the graph for browsing failed; the graph routes will report why", exc_info=True)
+
+    threading.Thread(target=load, name="kgrag-graph-preload", daemon=True).start()
+
+
 def _graph(request: Request, res: Resources) -> LoadedGraph:
-    graph = _holder(request, res).current()
+    graph = _holder(request.app, res).current()
     if graph is None:
         raise GraphMissingError("no graph has been built yet",
                                 fix="start a build with POST /v1/graph/build (or `kgrag graph build`), then reload")

@@ -69,14 +69,21 @@ class Page:
         self.send("Page.navigate", url=url)
 
     def wait_for(self, expression: str, timeout: float = 30, interval: float = 0.05) -> Any:
+        """Polls until the expression is truthy; an element counts as true (CDP returns nodes as ``{}``).
+        While a page is loading the expression may throw (no body yet): that counts as not yet."""
         deadline = time.monotonic() + timeout
+        last_error = ""
         while True:
-            value = self.evaluate(expression)
+            try:
+                value = self.evaluate(f"(v => v instanceof Node ? true : v)({expression})")
+            except BrowserError as exc:
+                value, last_error = None, str(exc)
             if value:
                 return value
             if time.monotonic() > deadline:
                 state = self.evaluate("JSON.stringify(document.body ? document.body.dataset : {})")
-                raise BrowserError(f"timed out after {timeout}s waiting for {expression!r}; body data: {state}")
+                raise BrowserError(f"timed out after {timeout}s waiting for {expression!r}; body data: {state}; "
+                                   f"last error: {last_error or 'none'}")
             time.sleep(interval)
 
     def set_files(self, selector: str, paths: list[Path]) -> None:

@@ -204,6 +204,7 @@ function renderDocuments() {
   const file = h("input", { type: "file", id: "upload-file", accept: ".pdf,.md,.markdown,.txt,.html,.htm" });
   const upload = h("button", { id: "upload-button", type: "submit" }, "Upload");
   const note = h("div", { id: "documents-status", class: "muted" });
+  const count = h("div", { id: "documents-count", class: "muted" });
   const errors = h("div", { id: "documents-error" });
   const tbody = h("tbody", { id: "documents-body" });
   const build = h("button", { id: "graph-build", class: "secondary", type: "button", onclick: buildGraph }, "Rebuild graph");
@@ -212,7 +213,7 @@ function renderDocuments() {
     try {
       const { documents } = await api("/v1/documents?limit=1000");
       tbody.replaceChildren(...documents.map(row));
-      note.textContent = `${documents.length} document${documents.length === 1 ? "" : "s"}`;
+      count.textContent = `${documents.length} document${documents.length === 1 ? "" : "s"}`;
       document.body.dataset.documents = String(documents.length);
     } catch (err) { errors.replaceChildren(errorBox(err)); }
   }
@@ -268,7 +269,7 @@ function renderDocuments() {
 
   main().replaceChildren(h("div", { class: "page" },
     h("form", { class: "row", id: "upload-form", onsubmit: submit }, file, upload, h("span", { style: "flex:1" }), build),
-    errors, h("div", { class: "card" }, note,
+    errors, h("div", { class: "card" }, note, count,
       h("table", { class: "docs" }, h("thead", {}, h("tr", {}, ...["id", "title", "source", "type", "chunks", "status", ""].map((t) => h("th", {}, t)))), tbody))));
   load();
 }
@@ -310,6 +311,12 @@ function drawView(container, view, onClick) {
   try {
     renderer = new Sigma(graph, container, { renderEdgeLabels: false, labelRenderedSizeThreshold: 8, defaultEdgeType: "line" });
     renderer.on("clickNode", ({ node }) => onClick(node));
+    // Where a node is drawn on screen: tests and the screenshot script click it like a user would.
+    window.kgragNodePosition = (key) => {
+      const at = renderer.framedGraphToViewport(renderer.getNodeDisplayData(key));
+      const box = container.getBoundingClientRect();
+      return { x: box.left + at.x, y: box.top + at.y };
+    };
     renderer.on("enterNode", () => { container.style.cursor = "pointer"; });
     renderer.on("leaveNode", () => { container.style.cursor = ""; });
     document.body.dataset.graphRenderer = "webgl";
@@ -411,6 +418,7 @@ function route() {
   const name = ["ask", "documents", "graph"].includes(page) ? page : "ask";
   if (name === "graph" && document.body.dataset.page === "graph" && renderer && !params.get("entity")) return;
   killRenderer();
+  for (const k of Object.keys(document.body.dataset)) delete document.body.dataset[k];  // state of the last page
   document.body.dataset.page = name;
   for (const a of document.querySelectorAll("header nav a[data-page]")) a.classList.toggle("active", a.dataset.page === name);
   ({ ask: renderAsk, documents: renderDocuments, graph: renderGraph })[name](params);
