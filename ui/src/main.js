@@ -309,7 +309,10 @@ function drawView(container, view, onClick) {
     graph.forEachNode((k, a) => graph.mergeNodeAttributes(k, { x: a.x - x, y: a.y - y }));
   }
   try {
-    renderer = new Sigma(graph, container, { renderEdgeLabels: false, labelRenderedSizeThreshold: 8, defaultEdgeType: "line" });
+    renderer = new Sigma(graph, container, {
+      settings: { renderEdgeLabels: false, labelRenderedSizeThreshold: 6, itemSizesReference: "screen",
+        autoRescaleContent: "nodes", stagePadding: 40 },
+    });
     renderer.on("clickNode", ({ node }) => onClick(node));
     // Where a node is drawn on screen: tests and the screenshot script click it like a user would.
     window.kgragNodePosition = (key) => {
@@ -344,7 +347,7 @@ function renderGraph(params) {
   const results = h("ul", { class: "results", id: "search-results" });
   const panel = h("div", { id: "graph-panel" });
   side.append(search, results, panel);
-  main().replaceChildren(h("div", { class: "graph-layout" }, h("div", { style: "position:relative" }, container, stats), side));
+  main().replaceChildren(h("div", { class: "graph-layout" }, h("div", { class: "graph-canvas" }, container, stats), side));
   const started = performance.now();
 
   function ready(view, kind) {
