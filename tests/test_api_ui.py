@@ -8,6 +8,7 @@ from importlib import resources
 
 from core.models import Embedder
 from core.settings import ApiSettings, Settings
+from tests.conftest import REPO_ROOT
 from tests.test_api_support import api_settings, client_for
 
 ASSET = re.compile(r"""(?:src|href)\s*=\s*["']([^"'#]+)["']""")
@@ -53,3 +54,6 @@ def test_ui_is_served_at_root_from_packaged_files(make_settings: Callable[..., S
         assert client.get("/v1/documents").status_code == 401
     static = resources.files("api").joinpath("static")
     assert all(static.joinpath(f).is_file() for f in ("index.html", "app.js", "app.css", "vendor/swagger-ui-bundle.js"))
+    for name in ("index.html", "app.css", "favicon.svg"):  # the committed bundle was rebuilt after its source changed
+        assert static.joinpath(name).read_text() == (REPO_ROOT / "ui" / "src" / name).read_text(), (
+            f"api/static/{name} differs from ui/src/{name}: run `make ui`")
