@@ -198,3 +198,12 @@ def test_graph_page_on_30k_entities_is_interactive_in_time(big_graph_server: tup
     page.wait_for("document.getElementById('entity-name') && "
                   "document.getElementById('entity-name').innerText.startsWith('American')")
     assert int(page.evaluate("document.body.dataset.graphNodes")) == 41
+
+
+def test_api_docs_render_offline(examples_server: str, page: Page) -> None:
+    """Swagger UI draws the operations from packaged assets (the browser reaches only 127.0.0.1)."""
+    page.goto(f"{examples_server}/docs")
+    page.wait_for("document.querySelector('.swagger-ui .info .title')", timeout=60)
+    assert page.evaluate("document.querySelector('.swagger-ui .info .title').innerText").startswith("kgrag")
+    operations = page.evaluate("[...document.querySelectorAll('.opblock-summary-path')].map(e => e.innerText)")
+    assert "/v1/chat/completions" in operations and "/v1/query" in operations
