@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import APIRouter, FastAPI, Query, Request
@@ -58,24 +59,34 @@ def _graph(request: Request, res: Resources) -> LoadedGraph:
     return graph
 
 
-def _entity_out(e: browse.EntityView) -> EntityOut:
+def entity_out(e: browse.EntityView) -> EntityOut:
     return EntityOut(key=e.key, name=e.name, label=e.label, degree=e.degree, chunks=e.chunks, usefulness=e.usefulness)
 
 
-def _view_out(graph: LoadedGraph, view: browse.GraphView, res: Resources) -> GraphViewOut:
-    from kg.store import GraphStore
+ChunkTexts = Callable[[list[int]], dict[int, tuple[str, str, str]]]
+"""Chunk ids → (title, source, text): GraphStore.chunk_texts, or anything that answers the same."""
 
-    wanted = sorted({c for e in view.edges for c in e.evidence_chunks})
-    texts = GraphStore(res.runtime.db).chunk_texts(wanted) if wanted else {}
+
+def view_out(graph: LoadedGraph, view: browse.GraphView, chunk_texts: ChunkTexts,
+             evidence_per_edge: int = browse.EVIDENCE_PER_EDGE) -> GraphViewOut:
+    """A view with the sentences behind each of its evidence-carrying edges (also used by the HTML export)."""
+    wanted = sorted({c for e in view.edges for c in e.evidence_chunks[:evidence_per_edge]})
+    texts = chunk_texts(wanted) if wanted else {}
     names = {n.key: n.name for n in view.nodes}
     edges = []
     for e in view.edges:
         evidence = [EvidenceOut(chunk_id=c, title=texts[c][0], source=texts[c][1],
                                 sentences=browse.evidence_sentences(texts[c][2], [names[e.source], names[e.target]]))
-                    for c in e.evidence_chunks if c in texts]
+                    for c in e.evidence_chunks[:evidence_per_edge] if c in texts]
         edges.append(EdgeOut(source=e.source, target=e.target, label=e.label, weight=e.weight, evidence=evidence))
-    return GraphViewOut(nodes=[_entity_out(n) for n in view.nodes], edges=edges, center=view.center,
+    return GraphViewOut(nodes=[entity_out(n) for n in view.nodes], edges=edges, center=view.center,
                         total_neighbours=view.total_neighbours, stats=browse.graph_stats(graph))
+
+
+def _view_out(graph: LoadedGraph, view: browse.GraphView, res: Resources) -> GraphViewOut:
+    from kg.store import GraphStore
+
+    return view_out(graph, view, GraphStore(res.runtime.db).chunk_texts)
 
 
 @router.get("/entities", response_model=EntityList)
@@ -83,7 +94,7 @@ def search_entities(request: Request, res: ResourcesDep,
                     q: Annotated[str, Query(min_length=1, max_length=200, description="Part of a name or alias.")],
                     limit: Annotated[int, Query(ge=1, le=browse.MAX_VIEW)] = 20) -> EntityList:
     """Entities whose name contains ``q`` (exact and prefix matches first, then the most useful)."""
-    return EntityList(entities=[_entity_out(e) for e in browse.search(_graph(request, res), q, limit)])
+    return EntityList(entities=[entity_out(e) for e in browse.search(_graph(request, res), q, limit)])
 
 
 @router.get("/neighbourhood", response_model=GraphViewOut)

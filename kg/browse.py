@@ -209,6 +209,34 @@ def overview(graph: LoadedGraph, limit: int = 150) -> GraphView:
     return GraphView(nodes=tuple(_entity(graph, i, d) for i in chosen), edges=tuple(_edges_among(graph, chosen)))
 
 
+def most_useful(graph: LoadedGraph, limit: int) -> list[str]:
+    """The keys of the ``limit`` most useful entities, best first."""
+    d = _derived(graph)
+    order = np.argsort(-d.usefulness, kind="stable")[: max(0, limit)]
+    return [graph.keys[i] for i in order.tolist()]
+
+
+def within_hops(graph: LoadedGraph, entity: str, hops: int, limit: int) -> list[str]:
+    """The entity and what lies within ``hops`` of it, nearest first, at most ``limit`` keys
+    (each ring's strongest-linked first, so a hub's ring is cut to its most useful members)."""
+    d = _derived(graph)
+    start = resolve(graph, entity)
+    seen = {start: None}
+    ring = [start]
+    adj = graph.adjacency
+    for _ in range(hops):
+        nxt: dict[int, float] = {}
+        for a in ring:
+            for b in adj.indices[adj.indptr[a]:adj.indptr[a + 1]].tolist():
+                if b not in seen:
+                    nxt[b] = max(nxt.get(b, 0.0), float(d.usefulness[b]))
+        ring = sorted(nxt, key=lambda b: (-nxt[b], b))[: max(0, limit - len(seen))]
+        seen.update(dict.fromkeys(ring))
+        if len(seen) >= limit or not ring:
+            break
+    return [graph.keys[i] for i in seen]
+
+
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 
 
@@ -231,5 +259,5 @@ def graph_stats(graph: LoadedGraph) -> dict[str, int]:
     return {"entities": len(graph.keys), "edges": int(graph.adjacency.nnz // 2), "chunks": len(graph.chunk_ids)}
 
 
-__all__ = ["EdgeView", "EntityView", "GraphView", "evidence_sentences", "graph_stats", "neighbourhood", "overview",
-           "resolve", "search", "shared_chunks", "usefulness"]
+__all__ = ["EdgeView", "EntityView", "GraphView", "evidence_sentences", "graph_stats", "most_useful", "neighbourhood",
+           "overview", "resolve", "search", "shared_chunks", "usefulness", "within_hops"]

@@ -8,6 +8,8 @@ import forceAtlas2 from "graphology-layout-forceatlas2";
 import Sigma from "sigma";
 
 const KEY_STORAGE = "kgrag.apiKey";
+// Set by `kgrag graph export --format html` (api/ui_export.py): the graph views inlined, no server.
+const STATIC = window.KGRAG_STATIC || null;
 const COLORS = {
   PERSON: "#d62728", ORG: "#2ca02c", GPE: "#1f77b4", LOC: "#17becf", NORP: "#9467bd", FAC: "#8c564b",
   PRODUCT: "#ff7f0e", EVENT: "#e377c2", WORK_OF_ART: "#bcbd22", LAW: "#7f7f7f", LANGUAGE: "#aec7e8", TITLE: "#34495e",
@@ -52,7 +54,34 @@ async function problemOf(resp) {
   return new ApiError(resp.status, String(detail), fix);
 }
 
+function rankMatches(entities, q, limit) {
+  const word = new RegExp(`\\b${q.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`);
+  const score = (name) => (name === q ? 0 : name.startsWith(q) ? 1 : word.test(name) ? 2 : 3);
+  return entities.filter((n) => n.name.toLowerCase().includes(q))
+    .map((n) => [score(n.name.toLowerCase()), n]).sort((a, b) => a[0] - b[0] || b[1].usefulness - a[1].usefulness)
+    .slice(0, limit).map(([, n]) => n);
+}
+
+// The static export answers the graph routes from its inlined views, as the server would.
+function staticAnswer(path) {
+  const [route, query] = path.split("?");
+  const params = new URLSearchParams(query || "");
+  if (route === "/v1/graph/overview") return STATIC.overview;
+  if (route === "/v1/graph/entities") {
+    return { entities: rankMatches(STATIC.entities, (params.get("q") || "").trim().toLowerCase(), Number(params.get("limit") || 20)) };
+  }
+  if (route === "/v1/graph/neighbourhood") {
+    const wanted = params.get("entity") || "";
+    const key = STATIC.views[wanted] ? wanted : (STATIC.entities.find((n) => n.name.toLowerCase() === wanted.toLowerCase()) || {}).key;
+    if (key && STATIC.views[key]) return STATIC.views[key];
+    throw new ApiError(404, `${wanted} is not in this export (it has the neighbourhoods of ${STATIC.entities.length} entities)`,
+      `export around it: kgrag graph export -f html -o graph.html --entity "${wanted}"`);
+  }
+  throw new ApiError(404, "this file is a static graph export: only the graph views are in it", "run `kgrag serve` for the whole UI");
+}
+
 async function api(path, options = {}) {
+  if (STATIC) return staticAnswer(path);
   const resp = await fetch(path, { ...options, headers: { ...authHeaders(), ...(options.headers || {}) } });
   if (!resp.ok) throw await problemOf(resp);
   return resp.json();
@@ -418,7 +447,8 @@ function renderGraph(params) {
 function route() {
   const [page, query] = (location.hash.replace(/^#/, "") || "ask").split("?");
   const params = new URLSearchParams(query || "");
-  const name = ["ask", "documents", "graph"].includes(page) ? page : "ask";
+  const name = STATIC ? "graph" : ["ask", "documents", "graph"].includes(page) ? page : "ask";
+  if (STATIC && STATIC.start && !params.get("entity") && page !== "graph") params.set("entity", STATIC.start);
   if (name === "graph" && document.body.dataset.page === "graph" && renderer && !params.get("entity")) return;
   killRenderer();
   for (const k of Object.keys(document.body.dataset)) delete document.body.dataset[k];  // state of the last page
@@ -429,6 +459,11 @@ function route() {
 
 function init() {
   const key = document.getElementById("api-key");
+  if (STATIC || !key) {
+    window.addEventListener("hashchange", route);
+    route();
+    return;
+  }
   key.value = localStorage.getItem(KEY_STORAGE) || "";
   key.addEventListener("change", () => {
     if (key.value) localStorage.setItem(KEY_STORAGE, key.value); else localStorage.removeItem(KEY_STORAGE);
