@@ -7,7 +7,7 @@ export TRANSFORMERS_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 export KGRAG_HOME ?= .kgrag/demo
 
-.PHONY: setup system-deps demo eval test lint bench bench-quick clean
+.PHONY: setup system-deps demo eval test lint bench bench-quick ui screenshots clean
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -21,12 +21,12 @@ $(VENV)/.installed: $(BIN)/activate pyproject.toml
 
 setup: $(VENV)/.installed
 
-# Headless Chromium renders the graph view in one test; install it when missing (Debian, as root).
+# Headless Chromium drives the web UI and renders the graph view in tests; install it when missing (Debian, as root).
 system-deps:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else echo "chromium missing: the graph-view render test will be skipped (apt-get install chromium)"; fi; }
+	  else echo "chromium missing: the web UI tests will fail (apt-get install chromium)"; fi; }
 
 demo: setup
 	$(BIN)/kgrag ingest examples/
@@ -50,6 +50,14 @@ bench: setup
 
 bench-quick: setup
 	$(BIN)/python bench/harness.py --quick --out bench/out/quick.json
+
+# The web UI bundle under api/static/ is committed; rebuild it after editing ui/src (needs Node and npm).
+ui:
+	cd ui && npm ci --no-audit --no-fund && npm run build
+
+# README screenshots of the web UI (docs/ui-*.png), from the examples corpus in headless Chromium.
+screenshots: setup system-deps
+	$(BIN)/python bench/screenshots.py
 
 test: setup system-deps
 	$(BIN)/ruff check .

@@ -16,7 +16,16 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api import problems, routes_documents, routes_graph, routes_health, routes_query
+from api import (
+    problems,
+    routes_browse,
+    routes_chat,
+    routes_documents,
+    routes_graph,
+    routes_health,
+    routes_query,
+    routes_ui,
+)
 from api.deps import Resources
 from api.jobs import JobRunner
 from api.problems import RequestTooLargeError, problem, problem_response
@@ -95,6 +104,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
                 rt.close()
             raise
         app.state.resources = resources
+        routes_browse.preload(app, resources)
         try:
             yield
         finally:
@@ -104,13 +114,14 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
                 rt.close()
 
     app = FastAPI(
-        title="kgrag", version="0.1.0", lifespan=lifespan,
+        title="kgrag", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
         description="Knowledge-graph-augmented RAG: hybrid retrieval, cited answers, document and graph management.",
     )
     app.state.settings = settings
     problems.install(app)
-    for module in (routes_health, routes_query, routes_documents, routes_graph):
+    for module in (routes_health, routes_query, routes_chat, routes_documents, routes_graph, routes_browse):
         app.include_router(module.router)
+    routes_ui.install(app)
     app.add_middleware(BodyLimitMiddleware, limit=settings.api.max_upload_bytes + BODY_SLACK)
     if settings.api.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(settings.api.cors_origins),

@@ -136,8 +136,10 @@ def export(
 ) -> None:
     """Export the graph (or a subgraph) for other tools or as a self-contained HTML view.
 
-    The HTML file works offline: nodes sized by importance and coloured by type, edges labelled
-    with relations; click a node to read its evidence chunks.
+    The HTML file is the web UI's Graph page with its views inlined, and works offline: an overview
+    of the most useful entities (or --entity's surroundings), search, and each exported entity's
+    neighbourhood with the sentences behind its links. --top bounds how many entities get one
+    (default 300); --by applies to graphml and json.
 
     Example:  kgrag graph export -f html -o graph.html --entity "Lumen Robotics" --hops 2
               kgrag graph export -f graphml -o graph.graphml --top 500 --by degree
@@ -150,15 +152,20 @@ def export(
         path = rt.settings.graph_path
         if not path.exists():
             raise GraphMissingError(f"no graph file at {path}", fix="run `kgrag graph build` first")
+        if fmt is ExportFormat.html:
+            from api.ui_export import static_page, static_views
+            from kg.index import load_graph
+
+            payload = static_views(load_graph(path), GraphStore(rt.db).chunk_texts, entity=entity, hops=hops,
+                                   top=top or ex.HTML_DEFAULT_TOP)
+            output.write_text(static_page(payload), encoding="utf-8")
+            console.print(f"wrote {output} (an overview of {len(payload['overview']['nodes'])} entities; "
+                          f"neighbourhoods of {len(payload['entities'])})")
+            return
         g = read_networkx(path)
-        if fmt is ExportFormat.html and entity is None and top is None and g.number_of_nodes() > ex.HTML_DEFAULT_TOP:
-            top = ex.HTML_DEFAULT_TOP
-            console.print(f"HTML view limited to the top {top} entities by {by.value} (pass --top to change)")
         sub = ex.subgraph(g, entity=entity, hops=hops, top=top, by=by.value)
         if fmt is ExportFormat.graphml:
             ex.write_graphml(sub, output)
-        elif fmt is ExportFormat.json:
-            ex.write_json(sub, output)
         else:
-            ex.write_html(sub, output, GraphStore(rt.db).chunk_texts(ex.evidence_chunk_ids(sub)))
+            ex.write_json(sub, output)
     console.print(f"wrote {output} ({sub.number_of_nodes()} entities, {sub.number_of_edges()} edges)")

@@ -28,7 +28,10 @@ def serve(
     allow_no_auth: Annotated[bool, typer.Option(
         "--allow-no-auth", help="Listen beyond localhost with no API keys configured (anyone can write).")] = False,
 ) -> None:
-    """Serve the REST API: queries with cited answers, document upload, graph builds.
+    """Serve the web UI and the REST API: queries with cited answers, document upload, graph builds.
+
+    Open http://HOST:PORT/ in a browser for the UI (Ask, Documents, Graph); chat clients that speak
+    OpenAI's API can use http://HOST:PORT/v1 as their base URL (model "kgrag").
 
     Set KGRAG_API__API_KEYS='["a-long-random-key"]' to require `Authorization: Bearer <key>` on every
     /v1 route. With no keys the server listens only on localhost, unless you pass --allow-no-auth.
@@ -51,5 +54,6 @@ def serve(
         )
     if not api.api_keys:
         err_console.print("[yellow]note:[/] no API keys configured; every request is allowed")
+    err_console.print(f"web UI at http://{api.host}:{api.port}/ · API docs at http://{api.host}:{api.port}/docs")
     settings = settings.model_copy(update={"api": api})
     uvicorn.run(create_app(settings), host=api.host, port=api.port, log_level=log_level, access_log=True)

@@ -62,18 +62,21 @@ def _export(res: Resources, fmt: str, entity: str | None, hops: int, top: int | 
     if not path.exists():
         raise GraphMissingError("no graph has been built yet",  # the server's file layout is not the client's business
                                 fix="start a build with POST /v1/graph/build, then poll its job")
+    if fmt == "html":  # the web UI's Graph page with its views inlined (api/ui_export.py)
+        from api.ui_export import static_page, static_views
+        from kg.index import load_graph
+
+        payload = static_views(load_graph(path), GraphStore(res.runtime.db).chunk_texts, entity=entity, hops=hops,
+                               top=top or ex.HTML_DEFAULT_TOP)
+        return static_page(payload).encode()
     g = read_networkx(path)
-    if fmt == "html" and entity is None and top is None and g.number_of_nodes() > ex.HTML_DEFAULT_TOP:
-        top = ex.HTML_DEFAULT_TOP
     sub = ex.subgraph(g, entity=entity, hops=hops, top=top, by=by)
     with tempfile.TemporaryDirectory(prefix="kgrag-export-") as tmp:
         out = Path(tmp) / f"graph.{fmt}"
         if fmt == "graphml":
             ex.write_graphml(sub, out)
-        elif fmt == "json":
-            ex.write_json(sub, out)
         else:
-            ex.write_html(sub, out, GraphStore(res.runtime.db).chunk_texts(ex.evidence_chunk_ids(sub)))
+            ex.write_json(sub, out)
         return out.read_bytes()
 
 

@@ -73,7 +73,7 @@ class HitOut(BaseModel):
     rerank_score: float | None
     ranks: dict[str, int] = Field(description="Signal → 1-based rank in that signal's list.")
     scores: dict[str, float] = Field(description="Signal → that signal's own score (dense: cosine similarity).")
-    explanation: dict[str, dict[str, Any]] = Field(
+    explanations: dict[str, dict[str, Any]] = Field(
         default_factory=dict,
         description="Signal → why it returned this passage. graph: the chain from the question's linked node "
                     "to this passage's document (path, relations, evidence sentences, chain).")
@@ -82,7 +82,7 @@ class HitOut(BaseModel):
     def of(cls, h: PassageHit) -> HitOut:
         return cls(rank=h.rank, chunk_id=h.chunk_id, document_id=h.document_id, source=h.source, title=h.title,
                    page=h.page, text=h.text, fused_score=h.fused_score, rerank_score=h.rerank_score,
-                   ranks=dict(h.ranks), scores=dict(h.scores), explanation=dict(h.explanations))
+                   ranks=dict(h.ranks), scores=dict(h.scores), explanations=dict(h.explanations))
 
 
 class CitationOut(BaseModel):
@@ -215,3 +215,40 @@ class CheckOut(BaseModel):
 class ReadyOut(BaseModel):
     ready: bool
     checks: list[CheckOut]
+
+
+class EntityOut(BaseModel):
+    key: str = Field(description="Stable id: pass it as `entity` to the neighbourhood route.")
+    name: str
+    label: str
+    degree: int = Field(description="Distinct neighbours.")
+    chunks: int = Field(description="Chunks that mention the entity.")
+    usefulness: float = Field(description="log(1+degree) × log(chunks in corpus / chunks mentioning it) × label "
+                                          "weight (titles up, nationality and language words down).")
+
+
+class EvidenceOut(BaseModel):
+    chunk_id: int
+    title: str
+    source: str
+    sentences: list[str]
+
+
+class EdgeOut(BaseModel):
+    source: str
+    target: str
+    label: str
+    weight: float
+    evidence: list[EvidenceOut] = Field(default_factory=list)
+
+
+class EntityList(BaseModel):
+    entities: list[EntityOut]
+
+
+class GraphViewOut(BaseModel):
+    nodes: list[EntityOut]
+    edges: list[EdgeOut]
+    center: str | None = None
+    total_neighbours: int = 0
+    stats: dict[str, int] = Field(description="The whole graph's size (the view is bounded).")

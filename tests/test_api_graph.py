@@ -55,3 +55,6 @@ def test_build_job_then_export(make_settings: Callable[..., Settings], embedder:
                                               "signals": ["graph"], "answer": False}).json()
         assert body["stages"]["graph"]["state"] == "ran", body["stages"]
         assert body["hits"] and all(h["ranks"].keys() == {"graph"} for h in body["hits"])
+        # Each hit says why the graph returned it: the entities it mentions, the chain from the question.
+        assert all(h["explanations"]["graph"]["entities"] for h in body["hits"])
+        assert any("Tomas Berg" in h["explanations"]["graph"]["path"] for h in body["hits"])

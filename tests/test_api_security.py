@@ -28,8 +28,10 @@ from tests.test_api_auth import KEYS, assert_problem, bearer
 from tests.test_api_support import api_settings, client_for
 
 OPEN_API_ROUTES = {"/healthz", "/readyz"}
-DOCS_ROUTES = {"/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"}
-"""FastAPI's schema and docs pages: no data behind them, and Swagger UI must load to send a key at all."""
+PAGE_ROUTES = {"/", "/docs"}
+"""The web UI and Swagger UI pages: packaged files with no data in them, which must load to send a key at all."""
+DOCS_ROUTES = {"/openapi.json", "/static"}
+"""FastAPI's schema and the pages' static assets (the same files for everyone)."""
 
 INJECTIONS = [
     "'; DROP TABLE chunks; --",
@@ -70,10 +72,11 @@ def test_every_route_but_health_depends_on_the_one_auth_check(client: TestClient
     api_routes = [r for r in routes if isinstance(getattr(r, "original_route", r), APIRoute)]
     other = {getattr(r, "path", repr(r)) for r in routes if r not in api_routes}
     assert other == DOCS_ROUTES, f"a route outside FastAPI's APIRoute escapes the auth check: {other - DOCS_ROUTES}"
-    guarded = [r for r in api_routes if r.path not in OPEN_API_ROUTES]
+    guarded = [r for r in api_routes if r.path not in OPEN_API_ROUTES | PAGE_ROUTES]
     assert len(guarded) >= 9
     for route in api_routes:
-        assert _depends_on(route.dependant, require_api_key) == (route.path not in OPEN_API_ROUTES), route.path
+        assert _depends_on(route.dependant, require_api_key) == (route.path not in OPEN_API_ROUTES | PAGE_ROUTES), \
+            route.path
 
     for route in guarded:
         path = re.sub(r"\{[^}]+\}", "1", route.path)
@@ -86,7 +89,7 @@ def test_every_route_but_health_depends_on_the_one_auth_check(client: TestClient
                 assert_problem(client.request(method, path, headers=headers), 401)
             ok = client.request(method, path, headers=bearer(KEYS[1]))
             assert ok.status_code != 401 and ok.status_code < 500, (method, path, ok.text)
-    for path in sorted(OPEN_API_ROUTES):
+    for path in sorted(OPEN_API_ROUTES | PAGE_ROUTES):
         assert client.get(path).status_code == 200
 
 

@@ -177,7 +177,7 @@ def test_explain_in_the_cli_and_the_api_show_the_chain_and_the_weight(
         body = client.post("/v1/query", json={"question": QUESTION, "answer": False, "rerank": False}).json()
     assert body["fusion_weights"]["graph"] == runtime.settings.graph.title_fusion_weight
     hit = next(h for h in body["hits"] if h["title"] == TARGET)
-    assert hit["explanation"]["graph"]["chain"] == f'question → "Halcyon Press" → mentions "{TARGET}"'
+    assert hit["explanations"]["graph"]["chain"] == f'question → "Halcyon Press" → mentions "{TARGET}"'
 
 
 def test_exports_carry_document_nodes_and_mention_links(runtime: Runtime, built: dict[str, int],

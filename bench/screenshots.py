@@ -1,0 +1,91 @@
+"""The README's screenshots of the web UI, made by driving the real UI, not by hand.
+
+Ingests examples/ into a throw-away data home (embedded PostgreSQL), builds its graph, serves the
+app on 127.0.0.1 and drives headless Chromium (Debian's `chromium`) through each page:
+
+    HF_HUB_OFFLINE=1 python bench/screenshots.py            # writes docs/ui-ask.png, ui-documents.png, ui-graph.png
+
+Needs the dev extras (websockets) and chromium; nothing is fetched from the network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tests.browser import Page
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+QUESTION = "Who founded the company that acquired Lumen Robotics?"
+ENTITY = "Tomas Berg"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=ROOT / "docs", help="folder for the PNGs (default docs/)")
+    parser.add_argument("--width", type=int, default=1280)
+    parser.add_argument("--height", type=int, default=760)
+    args = parser.parse_args()
+
+    import soak
+
+    from api.app import create_app
+    from core.runtime import Runtime
+    from core.settings import AnswerSettings, RerankSettings, Settings
+    from ingest.pipeline import Ingestor
+    from kg.build import build_graph
+    from kg.nlp import load_spacy
+    from kg.store import GraphStore
+    from tests.browser import browser_page
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="kgrag-screens-") as home:
+        settings = Settings(_env_file=None, home=Path(home), rerank=RerankSettings(enabled=False),
+                            answer=AnswerSettings(backend="extractive"))
+        rt = Runtime(settings)
+        try:
+            Ingestor.from_runtime(rt).ingest_paths([ROOT / "examples"])
+            build_graph(GraphStore(rt.db), settings.graph, settings.graph_path, load_spacy(settings.graph.spacy_model))
+            with soak.serve_in_thread(create_app(runtime=rt)) as url, \
+                    browser_page(args.width, args.height) as page:
+                page.goto(f"{url}/#ask")
+                page.wait_for("document.body.dataset.page === 'ask'")
+                page.evaluate(f"""(() => {{ document.getElementById('question').value = {QUESTION!r};
+                    document.getElementById('ask-button').click(); }})()""")
+                page.wait_for("document.body.dataset.askState === 'cited'", timeout=120)
+                page.evaluate("""(() => { const b = [...document.querySelectorAll('button.cite')];
+                    (b[1] || b[0]).click(); })()""")  # a graph-found passage when there is one
+                page.wait_for("document.getElementById('citation-detail').dataset.citation")
+                shot(page, args.out / "ui-ask.png")
+
+                page.goto(f"{url}/#documents")
+                page.wait_for("document.body.dataset.documents")
+                shot(page, args.out / "ui-documents.png")
+
+                page.goto(f"{url}/#graph?entity={ENTITY.replace(' ', '%20')}")
+                page.wait_for("document.body.dataset.graphView === 'neighbourhood'", timeout=60)
+                time.sleep(0.5)  # sigma draws on the next animation frames
+                shot(page, args.out / "ui-graph.png")
+        finally:
+            rt.close()
+
+
+def shot(page: Page, path: Path) -> None:
+    page.screenshot(path)
+    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,263 @@
+"""Bounded views of a loaded graph for people: search, an entity's neighbourhood, an overview.
+
+A browser cannot draw a 30k-entity graph usefully (the old HTML export froze for minutes, and
+its top-by-degree cut was a hairball of nationality words). Every view here returns at most a
+fixed number of entities, whatever the graph's size, and the overview ranks entities by
+*usefulness*: connected, but specific (mentioned in few chunks), with document titles first.
+
+Only these functions read LoadedGraph's internals for browsing, so a change to how the graph is
+held touches this module and not the API or the UI.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.errors import NotFoundError
+from kg.canonical import canonical_name, entity_key
+from kg.extract import TITLE_LABEL
+from kg.index import LoadedGraph
+
+MAX_VIEW = 300
+"""No view returns more entities than this, however large the graph."""
+EVIDENCE_PER_EDGE = 3
+LABEL_WEIGHT = {TITLE_LABEL: 2.0, "NORP": 0.25, "LANGUAGE": 0.25}
+"""Document titles are what a reader navigates by; nationality and language words link everything to
+everything (the hairball of "American", "British")."""
+
+
+@dataclass(frozen=True, slots=True)
+class EntityView:
+    key: str
+    name: str
+    label: str
+    degree: int
+    """Distinct neighbours."""
+    chunks: int
+    """Chunks that mention it (its document frequency)."""
+    usefulness: float
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeView:
+    source: str
+    target: str
+    label: str
+    weight: float
+    evidence_chunks: tuple[int, ...] = ()
+    """Chunks that mention both ends (the UI shows their sentences); filled for a neighbourhood's spokes."""
+
+
+@dataclass(frozen=True, slots=True)
+class GraphView:
+    nodes: tuple[EntityView, ...]
+    edges: tuple[EdgeView, ...]
+    center: str | None = None
+    total_neighbours: int = 0
+    """For a neighbourhood: how many neighbours the entity has, of which ``nodes`` shows the strongest."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Derived:
+    usefulness: np.ndarray
+    degree: np.ndarray
+    lowered: tuple[str, ...]
+
+
+_cache_lock = threading.Lock()
+_cache: tuple[LoadedGraph, _Derived] | None = None
+
+
+def _derived(graph: LoadedGraph) -> _Derived:
+    """Computed once per loaded graph (a new build is a new object), in a few milliseconds at 30k entities."""
+    global _cache
+    cached = _cache
+    if cached is not None and cached[0] is graph:
+        return cached[1]
+    with _cache_lock:
+        if _cache is not None and _cache[0] is graph:
+            return _cache[1]
+        degree = np.diff(graph.adjacency.indptr).astype(np.int64)
+        chunks = np.asarray(graph.document_frequency, dtype=np.float64)
+        specificity = np.log((1.0 + len(graph.chunk_ids)) / (1.0 + chunks))
+        weights = np.array([LABEL_WEIGHT.get(label, 1.0) for label in graph.labels], dtype=np.float64)
+        usefulness = np.log1p(degree) * specificity * weights
+        derived = _Derived(usefulness=usefulness, degree=degree, lowered=tuple(n.lower() for n in graph.names))
+        _cache = (graph, derived)
+        return derived
+
+
+def usefulness(graph: LoadedGraph) -> np.ndarray:
+    """log(1 + neighbours) × log(chunks / chunks mentioning it) × a label weight, per entity.
+
+    Degree alone favours words that occur everywhere; dividing by how widely an entity is mentioned
+    keeps the entities that connect *specific* things (a film, its director, the director's school).
+    """
+    return _derived(graph).usefulness
+
+
+def _entity(graph: LoadedGraph, i: int, d: _Derived) -> EntityView:
+    return EntityView(key=graph.keys[i], name=graph.names[i], label=graph.labels[i], degree=int(d.degree[i]),
+                      chunks=int(graph.document_frequency[i]), usefulness=round(float(d.usefulness[i]), 4))
+
+
+def search(graph: LoadedGraph, query: str, limit: int = 20) -> list[EntityView]:
+    """Entities whose name or an alias contains ``query``: exact, then prefix, then word start, then anywhere."""
+    d = _derived(graph)
+    q = query.strip().lower()
+    if not q:
+        return []
+    word = re.compile(r"\b" + re.escape(q))
+    found: dict[int, int] = {}
+    for i, name in enumerate(d.lowered):
+        if q in name:
+            found[i] = 0 if name == q else 1 if name.startswith(q) else 2 if word.search(name) else 3
+    q_key = entity_key(q)
+    for alias, owners in graph.aliases.items():
+        if q_key and q_key in alias:
+            for i in owners:
+                found.setdefault(i, 4)
+    ranked = sorted(found, key=lambda i: (found[i], -d.usefulness[i], graph.names[i]))[: min(limit, MAX_VIEW)]
+    return [_entity(graph, i, d) for i in ranked]
+
+
+def resolve(graph: LoadedGraph, entity: str) -> int:
+    """An entity's index from its key, its name or an alias; a NotFoundError that suggests close names."""
+    for candidate in (entity, entity_key(canonical_name(entity))):
+        if candidate in graph.index:
+            return graph.index[candidate]
+    owners = graph.aliases.get(entity_key(canonical_name(entity)), ())
+    if owners:
+        return max(owners, key=lambda i: _derived(graph).usefulness[i])
+    close = [e.name for e in search(graph, entity.split()[0] if entity.split() else entity, limit=3)]
+    raise NotFoundError(f"no entity named {entity!r} in the graph",
+                        fix=f"try one of {close}" if close else "search for one with GET /v1/graph/entities?q=")
+
+
+def _edges_among(graph: LoadedGraph, members: list[int]) -> list[EdgeView]:
+    chosen = set(members)
+    edges = []
+    adj = graph.adjacency
+    for a in members:
+        row = slice(adj.indptr[a], adj.indptr[a + 1])
+        for b, w in zip(adj.indices[row].tolist(), adj.data[row].tolist(), strict=True):
+            if b in chosen and a < b:
+                edges.append(EdgeView(graph.keys[a], graph.keys[b], graph.edge_label(a, b), round(w, 4)))
+    return edges
+
+
+def shared_chunks(graph: LoadedGraph, a: int, b: int, limit: int = EVIDENCE_PER_EDGE) -> tuple[int, ...]:
+    """Chunks that mention both entities: where the edge between them came from."""
+    ec = graph.entity_chunks
+    cols_a = ec.indices[ec.indptr[a]:ec.indptr[a + 1]]
+    cols_b = ec.indices[ec.indptr[b]:ec.indptr[b + 1]]
+    both = np.intersect1d(cols_a, cols_b, assume_unique=True)[:limit]
+    return tuple(int(c) for c in graph.chunk_ids[both])
+
+
+def neighbourhood(graph: LoadedGraph, entity: str, limit: int = 40) -> GraphView:
+    """The entity and its ``limit`` strongest neighbours (edge weight, then usefulness), with the edges
+    among them; each spoke carries the chunks that are its evidence."""
+    center = resolve(graph, entity)
+    d = _derived(graph)
+    adj = graph.adjacency
+    row = slice(adj.indptr[center], adj.indptr[center + 1])
+    neighbours = adj.indices[row].tolist()
+    weights = adj.data[row].tolist()
+    order = sorted(range(len(neighbours)), key=lambda j: (-weights[j], -d.usefulness[neighbours[j]],
+                                                          neighbours[j]))
+    shown = [neighbours[j] for j in order[: max(0, min(limit, MAX_VIEW - 1))]]
+    members = [center, *shown]
+    edges = []
+    for e in _edges_among(graph, members):
+        if center in (graph.index[e.source], graph.index[e.target]):
+            other = graph.index[e.target] if graph.index[e.source] == center else graph.index[e.source]
+            e = EdgeView(e.source, e.target, e.label, e.weight, shared_chunks(graph, center, other))
+        edges.append(e)
+    return GraphView(nodes=tuple(_entity(graph, i, d) for i in members), edges=tuple(edges),
+                     center=graph.keys[center], total_neighbours=len(neighbours))
+
+
+def overview(graph: LoadedGraph, limit: int = 150) -> GraphView:
+    """A map of what the corpus is about: the most useful entities, each with its two most useful
+    neighbours (so the map shows connections, not a scatter of titles), then more by usefulness."""
+    d = _derived(graph)
+    n = min(limit, MAX_VIEW, len(graph.keys))
+    if n == 0:
+        return GraphView(nodes=(), edges=())
+    order = np.argsort(-d.usefulness, kind="stable")
+    members: dict[int, None] = {}
+    adj = graph.adjacency
+    for seed in order[: max(1, n // 3)].tolist():
+        if len(members) >= n:
+            break
+        members[seed] = None
+        around = adj.indices[adj.indptr[seed]:adj.indptr[seed + 1]]
+        best = sorted(around.tolist(), key=lambda j: (-d.usefulness[j], j))
+        for j in [j for j in best if j not in members][:2]:
+            if len(members) < n and d.usefulness[j] > 0:
+                members[j] = None
+    for i in order.tolist():
+        if len(members) >= n:
+            break
+        members.setdefault(i, None)
+    chosen = sorted(members, key=lambda i: (-d.usefulness[i], graph.keys[i]))
+    return GraphView(nodes=tuple(_entity(graph, i, d) for i in chosen), edges=tuple(_edges_among(graph, chosen)))
+
+
+def most_useful(graph: LoadedGraph, limit: int) -> list[str]:
+    """The keys of the ``limit`` most useful entities, best first."""
+    d = _derived(graph)
+    order = np.argsort(-d.usefulness, kind="stable")[: max(0, limit)]
+    return [graph.keys[i] for i in order.tolist()]
+
+
+def within_hops(graph: LoadedGraph, entity: str, hops: int, limit: int) -> list[str]:
+    """The entity and what lies within ``hops`` of it, nearest first, at most ``limit`` keys
+    (each ring's strongest-linked first, so a hub's ring is cut to its most useful members)."""
+    d = _derived(graph)
+    start = resolve(graph, entity)
+    seen = {start: None}
+    ring = [start]
+    adj = graph.adjacency
+    for _ in range(hops):
+        nxt: dict[int, float] = {}
+        for a in ring:
+            for b in adj.indices[adj.indptr[a]:adj.indptr[a + 1]].tolist():
+                if b not in seen:
+                    nxt[b] = max(nxt.get(b, 0.0), float(d.usefulness[b]))
+        ring = sorted(nxt, key=lambda b: (-nxt[b], b))[: max(0, limit - len(seen))]
+        seen.update(dict.fromkeys(ring))
+        if len(seen) >= limit or not ring:
+            break
+    return [graph.keys[i] for i in seen]
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+
+
+def evidence_sentences(text: str, names: list[str], limit: int = 2) -> list[str]:
+    """The sentences of a chunk that name all of ``names`` (else any of them); else the chunk's start.
+
+    A neighbourhood shows why two entities are linked; the whole chunk is too much to read per edge.
+    """
+    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    lowered = [n.lower() for n in names if n]
+    every = [s for s in sentences if all(n in s.lower() for n in lowered)]
+    some = [s for s in sentences if any(n in s.lower() for n in lowered)]
+    picked = (every or some)[:limit]
+    if picked:
+        return picked
+    return [text[:300] + ("…" if len(text) > 300 else "")] if text else []
+
+
+def graph_stats(graph: LoadedGraph) -> dict[str, int]:
+    return {"entities": len(graph.keys), "edges": int(graph.adjacency.nnz // 2), "chunks": len(graph.chunk_ids)}
+
+
+__all__ = ["EdgeView", "EntityView", "GraphView", "evidence_sentences", "graph_stats", "most_useful", "neighbourhood",
+           "overview", "resolve", "search", "shared_chunks", "usefulness", "within_hops"]

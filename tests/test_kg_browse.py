@@ -1,0 +1,73 @@
+"""Bounded graph views (kg/browse.py): usefulness ranking, neighbourhoods, search, evidence sentences."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.errors import NotFoundError
+from kg import browse
+from kg.index import LoadedGraph, load_graph
+from tests.graph_synth import HUBS, write_synthetic_graph
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory: pytest.TempPathFactory) -> LoadedGraph:
+    path = tmp_path_factory.mktemp("browse") / "graph.json.gz"
+    write_synthetic_graph(path, entities=3000)
+    return load_graph(path)
+
+
+def test_overview_ranks_specific_entities_not_the_hubs_with_the_most_links(graph: LoadedGraph) -> None:
+    by_degree = np.argsort(-np.diff(graph.adjacency.indptr))[: len(HUBS)]
+    assert {graph.names[i] for i in by_degree} == set(HUBS)  # what a degree ranking would show first
+    view = browse.overview(graph, limit=60)
+    names = [n.name for n in view.nodes]
+    assert len(names) == 60 and not set(HUBS) & set(names)
+    assert view.nodes[0].label == "TITLE"
+    assert all(a.usefulness >= b.usefulness for a, b in zip(view.nodes, view.nodes[1:], strict=False))
+    assert view.edges, "the overview shows how its entities connect, not a scatter"
+    keys = {n.key for n in view.nodes}
+    assert all(e.source in keys and e.target in keys for e in view.edges)
+
+
+def test_views_stay_bounded_whatever_the_degree(graph: LoadedGraph) -> None:
+    view = browse.neighbourhood(graph, "American", limit=25)
+    assert view.center == "american" and len(view.nodes) == 26
+    assert view.total_neighbours > 500  # a hub: the view shows 25 of them
+    spokes = [e for e in view.edges if "american" in (e.source, e.target)]
+    assert len(spokes) == 25
+    for e in spokes:  # each spoke's evidence mentions both of its ends
+        other = graph.index[e.target if e.source == "american" else e.source]
+        assert e.evidence_chunks
+        for chunk in e.evidence_chunks:
+            col = int(np.searchsorted(graph.chunk_ids, chunk))
+            mentioned = set(graph.chunk_entities.indices[graph.chunk_entities.indptr[col]:
+                                                         graph.chunk_entities.indptr[col + 1]].tolist())
+            assert {graph.index["american"], other} <= mentioned
+    assert len(browse.overview(graph, limit=10_000).nodes) == browse.MAX_VIEW
+
+
+def test_search_puts_exact_and_prefix_matches_first(graph: LoadedGraph) -> None:
+    found = [e.name for e in browse.search(graph, "entity 12-1", limit=5)]
+    assert found[0] == "Entity 12-1"
+    assert all(name.lower().startswith("entity 12-1") for name in found)
+    assert browse.search(graph, "DOCUMENT 7 TITLE")[0].name == "Document 7 Title"
+    assert browse.search(graph, "  ") == []
+
+
+def test_unknown_entity_names_the_fix(graph: LoadedGraph) -> None:
+    with pytest.raises(NotFoundError) as err:
+        browse.neighbourhood(graph, "Entity 99999-0")
+    assert "Entity" in (err.value.fix or "")
+
+
+def test_evidence_sentences_pick_the_sentence_naming_both(tmp_path: Path) -> None:
+    text = ("Tomas Berg grew up in Bergen. He studied law. In 2004 Tomas Berg founded Lumen Robotics in Oslo. "
+            "Lumen Robotics was sold in 2019.")
+    assert browse.evidence_sentences(text, ["Tomas Berg", "Lumen Robotics"]) == [
+        "In 2004 Tomas Berg founded Lumen Robotics in Oslo."]
+    assert browse.evidence_sentences(text, ["Bergen", "Nowhere"]) == ["Tomas Berg grew up in Bergen."]
+    assert browse.evidence_sentences("no names here", ["X"]) == ["no names here"]
