@@ -89,7 +89,8 @@ def _print_explain(result: PipelineResult) -> None:
         table.add_row(stage, state, f"{seconds * 1000:.1f}")
     console.print(table)
     for signal, details in result.explanations.items():
-        console.print(f"[bold]{signal}:[/] {escape(json.dumps(details, default=str)[:600])}", highlight=False)
+        shown = json.dumps(details, default=str, ensure_ascii=False)[:600]  # CJK tokens readable, not \uXXXX
+        console.print(f"[bold]{signal}:[/] {escape(shown)}", highlight=False)
 
 
 def _snippet(text: str) -> str:

@@ -79,6 +79,8 @@ def _response(retrieval: RetrievalOut, result: PipelineResult, answer: Answer | 
     warnings = list(result.warnings)
     if answer is not None and answer.warning:
         warnings.append(f"weak evidence: {answer.warning}")
+    if answer is not None and answer.unresolved:
+        warnings.append(answer.unresolved_note)
     return QueryResponse(
         **retrieval.model_dump(exclude={"timings"}), timings=timings,
         answer=AnswerOut.of(answer) if answer is not None else None,

@@ -102,7 +102,9 @@ class AnswerOut(BaseModel):
     mode: Literal["generative", "extractive", "refused"]
     model: str
     warning: str = ""
-    unresolved_citations: list[int] = Field(default_factory=list)
+    unresolved_citations: list[int] = Field(
+        default_factory=list, description="Citation numbers the model wrote that match no passage: removed from "
+        "`text` (the streamed tokens are the model's raw output and still show them).")
 
     @classmethod
     def of(cls, a: Answer) -> AnswerOut:
