@@ -60,7 +60,8 @@ def _retrieval_out(result: PipelineResult, decision: GateDecision, answer_stage:
     stages["gate"] = StageOut(state="ran", reason=decision.reason)
     stages["answer"] = answer_stage
     return RetrievalOut(question=result.question, hits=[HitOut.of(h) for h in result.hits], stages=stages,
-                        timings=dict(result.timings), gate=GateOut.of(decision))
+                        timings=dict(result.timings), gate=GateOut.of(decision),
+                        explanations={k: dict(v) for k, v in result.explanations.items()})
 
 
 def _answer_stage(wanted: bool, decision: GateDecision) -> StageOut:

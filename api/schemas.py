@@ -73,12 +73,15 @@ class HitOut(BaseModel):
     rerank_score: float | None
     ranks: dict[str, int] = Field(description="Signal → 1-based rank in that signal's list.")
     scores: dict[str, float] = Field(description="Signal → that signal's own score (dense: cosine similarity).")
+    explanations: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="List → why it returned this passage (graph: the entities and the "
+        "entity path from the question). Lists of the query stages are named signal@label, e.g. dense@hyde.")
 
     @classmethod
     def of(cls, h: PassageHit) -> HitOut:
         return cls(rank=h.rank, chunk_id=h.chunk_id, document_id=h.document_id, source=h.source, title=h.title,
                    page=h.page, text=h.text, fused_score=h.fused_score, rerank_score=h.rerank_score,
-                   ranks=dict(h.ranks), scores=dict(h.scores))
+                   ranks=dict(h.ranks), scores=dict(h.scores), explanations=dict(h.explanations))
 
 
 class CitationOut(BaseModel):
@@ -139,6 +142,10 @@ class RetrievalOut(BaseModel):
     stages: dict[str, StageOut]
     timings: dict[str, float]
     gate: GateOut
+    explanations: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Per signal or query stage, what it did for this question: the graph's "
+        "linked entities, BM25's query tokens, and the sub-questions (decompose) or hypothetical passage (hyde) "
+        "the LLM wrote.")
 
 
 class QueryResponse(RetrievalOut):
