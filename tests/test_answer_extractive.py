@@ -162,3 +162,27 @@ def _scores(answerer: ExtractiveAnswerer, question: str, passages: tuple[Passage
 
 def nlp_of(answerer: ExtractiveAnswerer) -> Any:
     return answerer.nlp
+
+
+def test_a_statistical_split_inside_a_sentence_is_joined_back(nlp: Any) -> None:
+    text = ("Andrew James Somers( born 31 December 1942 from Poulton- le- Fylde, Lancashire), known professionally "
+            "as Andy Summers, is an English guitarist. He played in the Police.")
+    assert [s for s, _ in split_sentences(nlp, [text])[0]] == [
+        "Andrew James Somers( born 31 December 1942 from Poulton- le- Fylde, Lancashire), known professionally as "
+        "Andy Summers, is an English guitarist.", "He played in the Police."]
+
+
+COMPARISON = [
+    ChunkRecord(id=51, document_id=51, position=0, page=None, source="a.md", title="Hubert Mordek",
+                text="Hubert Mordek (8 May 1939 - 17 March 2006) was a German historian. He taught in Freiburg."),
+    ChunkRecord(id=52, document_id=52, position=0, page=None, source="b.md", title="Levon Grigorian",
+                text="Levon Grigorian (7 September 1947 - 29 November 1975) was a Soviet Armenian chess player. "
+                     "He won the Armenian Chess Championship six times. His brother Karen was a chess master."),
+]
+
+
+def test_a_comparison_quotes_both_sides(embedder: Embedder, nlp: Any) -> None:
+    answer = complete(ExtractiveAnswerer(embedder, nlp), "Who lived longer, Hubert Mordek or Levon Grigorian?",
+                      number_passages(COMPARISON))
+    assert "Hubert Mordek (8 May 1939 - 17 March 2006) was a German historian. [1]" in answer.text
+    assert "Levon Grigorian (7 September 1947 - 29 November 1975)" in answer.text

@@ -143,6 +143,23 @@ Sentence = tuple[str, tuple[tuple[str, str], ...]]
 """A sentence's text and its (entity text, NER label) pairs."""
 
 
+_TERMINAL = re.compile(r"[.!?。！？…:;][\"'”’)\]]*$")
+
+
+def whole_sentences(doc: Any) -> list[Any]:
+    """spaCy's sentences, with a piece that does not end like a sentence joined to the next one: the
+    statistical splitter cuts text with odd spacing ("Poulton- le- Fylde") mid-sentence."""
+    out: list[Any] = []
+    start: int | None = None
+    sents = list(doc.sents)
+    for i, sent in enumerate(sents):
+        start = sent.start if start is None else start
+        if _TERMINAL.search(sent.text.rstrip()) or i == len(sents) - 1:
+            out.append(doc[start:sent.end])
+            start = None
+    return out
+
+
 def split_sentences(nlp: Any, texts: Sequence[str]) -> list[list[Sentence]]:
     """Per text, its sentences worth quoting (spaCy's sentence splitter) with their named entities."""
     disable = [name for name in nlp.pipe_names if name not in SENTENCE_COMPONENTS]
@@ -153,7 +170,7 @@ def split_sentences(nlp: Any, texts: Sequence[str]) -> list[list[Sentence]]:
     for bs in blocks:
         sentences: list[Sentence] = []
         for _ in bs:
-            for sent in next(docs).sents:
+            for sent in whole_sentences(next(docs)):
                 ents = [(e.text, e.label_) for e in sent.ents]
                 for part in _CJK_SENTENCE_END.split(sent.text):
                     s = " ".join(part.split())
@@ -185,9 +202,21 @@ def entity_bonus(question: str, sentence: str, entities: Sequence[str]) -> float
     return _LINKED_BONUS if named else 0.0
 
 
+_ALTERNATIVES = re.compile(
+    r"(?:,|\bout of|\bbetween)\s+(?P<a>[^,?]+?)\s+(?:or|and)\s+(?P<b>[^,?]+?)\s*\?*\s*$", re.IGNORECASE)
+"""A comparison's two sides: "…, A or B?", "… out of A and B?", "… between A and B?"."""
+
+
+_WHEN_COMPARED = re.compile(r"\b(first|earlier|later|older|younger|longer|born|died|released|founded|"
+                            r"established|opened|published)\b")
+
+
 def answer_labels(question: str) -> frozenset[str]:
-    """The NER labels an answer to ``question`` would carry; empty when the form says nothing."""
+    """The NER labels an answer to ``question`` would carry; empty when the form says nothing. A
+    comparison in time ("who lived longer, A or B?") is settled by dates, whatever its wh-word."""
     q = question.casefold()
+    if _ALTERNATIVES.search(q) and _WHEN_COMPARED.search(q):
+        return frozenset({"DATE"})
     for pattern, labels in _ANSWER_TYPES:
         if pattern.search(q):
             return labels
@@ -212,6 +241,29 @@ def bridges(sentence: _Sentence, question: str) -> set[str]:
     if sentence.passage.title:
         names.add(_norm(sentence.passage.title))
     return {n for n in names if len(n) > 2 and n not in q}
+
+
+def comparison_sides(question: str, sentences: Sequence[_Sentence], scores: np.ndarray) -> list[int]:
+    """For "who was born first, A or B?": the best sentence about each side (an answer needs both)."""
+    match = _ALTERNATIVES.search(question.strip())
+    if match is None:
+        return []
+    picked: list[int] = []
+    for side in (match["a"], match["b"]):
+        name = _norm(side)
+        about = [i for i, s in enumerate(sentences) if name in s.in_context.casefold()]
+        if about:
+            picked.append(max(about, key=lambda i: (scores[i], -i)))
+    return picked
+
+
+def anchors(question: str, sentences: Sequence[_Sentence], scores: np.ndarray) -> list[int]:
+    """Sentences an answer needs beside the best one: both sides of a comparison, else a two-hop chain."""
+    sides = comparison_sides(question, sentences, scores)
+    if sides:
+        return sides
+    chain = best_chain(question, sentences, scores)
+    return list(chain) if chain is not None else []
 
 
 def best_chain(question: str, sentences: Sequence[_Sentence], scores: np.ndarray) -> tuple[int, int] | None:
@@ -271,7 +323,7 @@ class ExtractiveAnswerer:
             yield refusal("No passage had a usable sentence.", model=self.name)
             return
         scores = self.score(question, sentences)
-        best = self._pick(sentences, scores, best_chain(question, sentences, scores))
+        best = self._pick(sentences, scores, anchors(question, sentences, scores))
         pieces = [EXTRACTIVE_NOTICE]
         yield EXTRACTIVE_NOTICE
         for s in best:
@@ -280,21 +332,19 @@ class ExtractiveAnswerer:
             yield piece
         yield finish("".join(pieces), passages, model=self.name, mode="extractive")
 
-    def _pick(self, sentences: Sequence[_Sentence], scores: np.ndarray, chain: tuple[int, int] | None
-              ) -> list[_Sentence]:
-        """The best sentence, then the two-hop chain when there is one, then the next best; at most two per passage
-        (a multi-hop answer needs its second passage too), and none far below the best outside the
-        chain (they would only pad the answer)."""
+    def _pick(self, sentences: Sequence[_Sentence], scores: np.ndarray, needed: Sequence[int]) -> list[_Sentence]:
+        """The best sentence, then the ones the answer needs (``anchors``), then the next best; at most two
+        per passage (a multi-hop answer needs its second passage too), and none far below the best
+        unless needed (they would only pad the answer)."""
         picked: list[_Sentence] = []
         per_passage: dict[int, int] = {}
         floor = float(scores.max()) - _KEEP_WITHIN
         order = [int(i) for i in np.argsort(-scores, kind="stable")]
-        if chain is not None:  # the best sentence stays first; the chain's other half comes next
-            order = [order[0], *(i for i in chain if i != order[0]),
-                     *(i for i in order[1:] if i not in chain)]
+        needed = list(dict.fromkeys(needed))
+        order = [order[0], *(i for i in needed if i != order[0]), *(i for i in order[1:] if i not in needed)]
         for i in order:
             s = sentences[i]
-            if scores[i] < floor and (chain is None or i not in chain):
+            if scores[i] < floor and i not in needed:
                 continue
             if per_passage.get(s.passage.number, 0) >= _MAX_PER_PASSAGE:
                 continue
