@@ -46,6 +46,8 @@ class OpenAIStandIn:
     status: int = 200
     """Answer every request with this status (an OpenAI error body when not 200), to test failures."""
     chunk_chars: int = 12
+    delay_s: float = 0.0
+    """Wait this long before answering, to test the client's timeout."""
     requests: list[Recorded] = field(default_factory=list)
     base_url: str = ""
 
@@ -83,6 +85,7 @@ def _handler(standin: OpenAIStandIn) -> type[BaseHTTPRequestHandler]:
                 self._send(404, json.dumps({"error": {"message": f"no route {self.path}", "type": "not_found"}
                                             }).encode())
                 return
+            time.sleep(standin.delay_s)
             rec = Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
             standin.requests.append(rec)
             if standin.status != 200:

@@ -95,6 +95,14 @@ def test_errors_name_the_fix_and_retries_are_the_sdks() -> None:
         assert len(standin.requests) == 2  # the first try and the SDK's one retry
 
 
+def test_the_sdk_timeout_applies_and_names_its_setting() -> None:
+    with running_openai_standin() as standin:
+        standin.delay_s = 1.5
+        with pytest.raises(ModelUnavailableError) as err:
+            complete(_answerer(standin.base_url, timeout_s=0.3, max_retries=0), "q", number_passages(CHUNKS))
+    assert "did not answer in time" in err.value.message and "KGRAG_ANSWER__TIMEOUT_S" in (err.value.fix or "")
+
+
 def test_unreachable_endpoint_names_the_base_url_setting() -> None:
     with running_openai_standin() as standin:
         url = standin.base_url
