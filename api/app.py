@@ -32,7 +32,7 @@ from api.problems import RequestTooLargeError, problem, problem_response
 from core.runtime import Runtime
 from core.settings import Settings
 from ingest.pipeline import Ingestor
-from retrieval.answer import make_answerer
+from retrieval.answer import answerer_for
 from retrieval.pipeline import build_pipeline
 
 log = logging.getLogger("kgrag.api")
@@ -47,7 +47,7 @@ def _build_resources(rt: Runtime) -> Resources:
     embedder = rt.checked_embedder()
     pipeline = build_pipeline(rt)
     pipeline.warm()  # the BM25 index and the reranker load now, not on the first query
-    answerer = make_answerer(settings.answer, embedder=embedder)
+    answerer = answerer_for(settings.answer, embedder=embedder, spacy_model=settings.graph.spacy_model)
     ingestor = Ingestor(rt.store, embedder, settings.chunking, settings.embedding)
     log.info("answers by %s; signals %s", answerer.name, ",".join(settings.retrieval.signals))
     return Resources(rt, pipeline, answerer, ingestor, JobRunner())

@@ -11,7 +11,7 @@ from rich.markup import escape
 from api.cli_common import console, err_console, handle_errors, runtime
 from api.cli_query import FILTER_HELP, exit_if_store_empty, parse_filters, parse_signals
 from retrieval.answer.base import Answer
-from retrieval.answer.factory import make_answerer
+from retrieval.answer.factory import answerer_for
 from retrieval.answer.grounded import answer_stream, gate
 from retrieval.pipeline import build_pipeline
 
@@ -41,7 +41,8 @@ def ask(
         exit_if_store_empty(result)
         for line in result.warnings:
             err_console.print(f"[bold yellow]warning:[/] {escape(line)}")
-        answerer = make_answerer(rt.settings.answer, embedder=rt.embedder)
+        answerer = answerer_for(rt.settings.answer, embedder=rt.embedder,
+                                spacy_model=rt.settings.graph.spacy_model)
         final: Answer | None = None
         for event in answer_stream(result, gate(result, rt.settings), answerer, rt.settings):
             if isinstance(event, Answer):
@@ -64,5 +65,5 @@ def print_sources(answer: Answer) -> None:
     for c in answer.citations:
         page = f", page {c.page}" if c.page is not None else ""
         console.print(f"[bold][{c.number}][/] {escape(c.title)} — {escape(c.source)}{page} (chunk {c.chunk_id})")
-    for n in answer.unresolved:
-        err_console.print(f"[yellow]note:[/] the answer cites [{n}], which matches no passage")
+    if answer.unresolved:
+        err_console.print(f"[yellow]note:[/] {escape(answer.unresolved_note)}")

@@ -139,7 +139,8 @@ def _print_explain(result: PipelineResult) -> None:
                             for s, w in result.fusion_weights.items())
         console.print(f"[bold]fusion weights:[/] {escape(weights)}", highlight=False)
     for signal, details in result.explanations.items():
-        console.print(f"[bold]{signal}:[/] {escape(json.dumps(details, default=str)[:600])}", highlight=False)
+        shown = json.dumps(details, default=str, ensure_ascii=False)[:600]  # CJK tokens readable, not \uXXXX
+        console.print(f"[bold]{signal}:[/] {escape(shown)}", highlight=False)
 
 
 def _snippet(text: str) -> str:

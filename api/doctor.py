@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.errors import KgragError
 from core.runtime import Runtime
+from core.settings import PACKAGED_EMBEDDING_MODEL
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,10 +31,29 @@ def check_database(rt: Runtime) -> Check:
         return Check("database", False, exc.message, exc.fix or "")
 
 
+MULTILINGUAL_EXAMPLE = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
+"""A multilingual model of the default's size (384 dims, so an existing database keeps its schema)."""
+_ENGLISH_ONLY = re.compile(r"all-minilm|all-mpnet|all-distilroberta|msmarco|(^|[-_/])en([-_.]|$)", re.IGNORECASE)
+
+
+def english_only(model: str) -> bool:
+    """Whether the embedding model is known to be English-only (the default is)."""
+    return model == PACKAGED_EMBEDDING_MODEL or bool(_ENGLISH_ONLY.search(model))
+
+
+def language_note(model: str) -> str:
+    if not english_only(model):
+        return ""
+    return (f"; English-only: text in other languages gets weak dense matches (BM25 and the lexical gate still "
+            f"serve it). For multilingual text set KGRAG_EMBEDDING__MODEL={MULTILINGUAL_EXAMPLE} (or its local "
+            "folder) and re-ingest")
+
+
 def check_embedding_model(rt: Runtime) -> Check:
     try:
         emb = rt.embedder
-        return Check("embedding model", True, f"{emb.name} ({emb.dim} dims, {emb.max_tokens}-token window)")
+        return Check("embedding model", True, f"{emb.name} ({emb.dim} dims, {emb.max_tokens}-token window)"
+                     f"{language_note(emb.name)}")
     except KgragError as exc:
         return Check("embedding model", False, exc.message, exc.fix or "")
 
@@ -83,11 +104,22 @@ def check_graph_file(rt: Runtime) -> Check:
 
 
 def check_answerer(rt: Runtime) -> Check:
+    from retrieval.answer.factory import resolve_backend
     from retrieval.answer.gemini import gemini_credentials
 
     answer = rt.settings.answer
-    if answer.backend == "extractive" or (answer.backend == "auto" and not gemini_credentials(answer)):
-        return Check("answers", True, "offline extractive answerer (set GEMINI_API_KEY for Gemini)", required=False)
+    backend = resolve_backend(answer)
+    if backend == "extractive":
+        return Check("answers", True, "offline extractive answerer (set GEMINI_API_KEY for Gemini, or "
+                     "KGRAG_ANSWER__OPENAI_MODEL and KGRAG_ANSWER__OPENAI_BASE_URL for an OpenAI-compatible "
+                     "server)", required=False)
+    if backend == "openai":
+        if not answer.openai_model:
+            return Check("answers", False, "answer.backend is openai but no model is named",
+                         "set KGRAG_ANSWER__OPENAI_MODEL (and KGRAG_ANSWER__OPENAI_BASE_URL), or "
+                         "KGRAG_ANSWER__BACKEND=auto")
+        where = answer.openai_base_url or "the openai SDK's default endpoint"
+        return Check("answers", True, f"OpenAI-compatible {answer.openai_model} at {where}", required=False)
     if not gemini_credentials(answer):
         return Check("answers", False, "answer.backend is gemini but no credentials are set",
                      "set GEMINI_API_KEY, or KGRAG_ANSWER__BACKEND=auto")

@@ -61,7 +61,8 @@ def _retrieval_out(result: PipelineResult, decision: GateDecision, answer_stage:
     stages["answer"] = answer_stage
     return RetrievalOut(question=result.question, hits=[HitOut.of(h) for h in result.hits], stages=stages,
                         timings=dict(result.timings), gate=GateOut.of(decision),
-                        fusion_weights=dict(result.fusion_weights))
+                        fusion_weights=dict(result.fusion_weights),
+                        explanations={k: dict(v) for k, v in result.explanations.items()})
 
 
 def _answer_stage(wanted: bool, decision: GateDecision) -> StageOut:
@@ -80,6 +81,8 @@ def _response(retrieval: RetrievalOut, result: PipelineResult, answer: Answer | 
     warnings = list(result.warnings)
     if answer is not None and answer.warning:
         warnings.append(f"weak evidence: {answer.warning}")
+    if answer is not None and answer.unresolved:
+        warnings.append(answer.unresolved_note)
     return QueryResponse(
         **retrieval.model_dump(exclude={"timings"}), timings=timings,
         answer=AnswerOut.of(answer) if answer is not None else None,

@@ -75,8 +75,9 @@ class HitOut(BaseModel):
     scores: dict[str, float] = Field(description="Signal → that signal's own score (dense: cosine similarity).")
     explanations: dict[str, dict[str, Any]] = Field(
         default_factory=dict,
-        description="Signal → why it returned this passage. graph: the chain from the question's linked node "
-                    "to this passage's document (path, relations, evidence sentences, chain).")
+        description="List → why it returned this passage. graph: the chain from the question's linked node to "
+                    "this passage's document (path, relations, evidence sentences, chain). Lists of the query "
+                    "stages are named signal@label, e.g. dense@hyde.")
 
     @classmethod
     def of(cls, h: PassageHit) -> HitOut:
@@ -106,7 +107,9 @@ class AnswerOut(BaseModel):
     mode: Literal["generative", "extractive", "refused"]
     model: str
     warning: str = ""
-    unresolved_citations: list[int] = Field(default_factory=list)
+    unresolved_citations: list[int] = Field(
+        default_factory=list, description="Citation numbers the model wrote that match no passage: removed from "
+        "`text` (the streamed tokens are the model's raw output and still show them).")
 
     @classmethod
     def of(cls, a: Answer) -> AnswerOut:
@@ -144,6 +147,10 @@ class RetrievalOut(BaseModel):
     fusion_weights: dict[str, float] = Field(
         default_factory=dict, description="The RRF weight each signal got for this question (configured weight × "
         "the retriever's confidence: the graph weighs more when the question names a document title).")
+    explanations: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Per signal or query stage, what it did for this question: the graph's "
+        "linked entities, BM25's query tokens, and the sub-questions (decompose) or hypothetical passage (hyde) "
+        "the LLM wrote.")
 
 
 class QueryResponse(RetrievalOut):

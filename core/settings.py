@@ -120,6 +120,15 @@ class RetrievalSettings(BaseModel):
     )
     weights: dict[str, float] = Field(default_factory=dict, description="Per-signal RRF weights (default 1.0).")
     top_k: int = Field(default=5, ge=1)
+    decompose: bool = Field(
+        default=False, description="Ask the configured answer model to split the question into sub-questions; "
+        "each runs through the retrievers and its lists join the fusion. Needs an LLM (Gemini or OpenAI-compatible).",
+    )
+    hyde: bool = Field(
+        default=False, description="HyDE: ask the configured answer model for a hypothetical passage answering the "
+        "question; it runs through the retrievers and its lists join the fusion. Needs an LLM.",
+    )
+    max_subquestions: int = Field(default=3, ge=1, le=8, description="At most this many sub-questions are used.")
 
     @field_validator("signals", mode="before")
     @classmethod
@@ -152,12 +161,30 @@ class RerankSettings(BaseModel):
 
 
 class AnswerSettings(BaseModel):
-    backend: Literal["auto", "gemini", "extractive"] = Field(
-        default="auto", description="auto: Gemini when credentials are configured, else the offline extractive one."
+    backend: Literal["auto", "gemini", "openai", "extractive"] = Field(
+        default="auto", description="auto: Gemini when its credentials are configured, else an OpenAI-compatible "
+        "endpoint when answer.openai_model is set, else the offline extractive answerer.",
     )
     gemini_model: str = "gemini-3.8-flash"
     gemini_api_key: SecretStr | None = None
     gemini_base_url: str | None = Field(default=None, description="Override the Gemini endpoint (tests, proxies).")
+    openai_model: str | None = Field(
+        default=None, description="Model name on an OpenAI-compatible endpoint (e.g. llama3.1 on Ollama); "
+        "setting it configures that backend.",
+    )
+    openai_base_url: str | None = Field(
+        default=None, description="The endpoint's /v1 URL, e.g. http://127.0.0.1:11434/v1 for Ollama or "
+        "http://127.0.0.1:8000/v1 for vLLM. Unset: the openai SDK's own default (OPENAI_BASE_URL, else OpenAI).",
+    )
+    openai_api_key: SecretStr | None = Field(
+        default=None, description="Key for the endpoint. Unset: OPENAI_API_KEY, else a placeholder (local servers "
+        "such as Ollama and llama.cpp ignore it).",
+    )
+    timeout_s: float = Field(default=60.0, gt=0.0, description="Per-request timeout given to the model SDK.")
+    max_retries: int = Field(
+        default=2, ge=0, le=10, description="Retries of a failed model request (429, 5xx, connection errors), done "
+        "by the SDK's own retry logic with backoff.",
+    )
     min_rerank_score: float = Field(
         default=0.0, description="Gate on the best cross-encoder score (logits for ms-marco models; 0 = p 0.5)."
     )
@@ -169,6 +196,16 @@ class AnswerSettings(BaseModel):
     min_dense_similarity: float = Field(
         default=0.40, description="Gate on the best dense cosine when rerank did not run; calibrated for "
         "all-MiniLM-L6-v2 (recalibrate for another embedding model).",
+    )
+    non_latin_gate: Literal["lexical", "models"] = Field(
+        default="lexical", description="How a question written mostly outside the Latin script (Chinese, "
+        "Japanese, Russian…) is gated. lexical: by min_lexical_coverage, because the default embedding and "
+        "rerank models are English-only and their scores say nothing about such text. models: the rerank and "
+        "dense thresholds as for English (choose it with multilingual models, recalibrated).",
+    )
+    min_lexical_coverage: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="For the lexical gate: the share of the question's BM25 terms "
+        "(words; for CJK, characters and character pairs) that the best passage must contain.",
     )
     on_weak_evidence: Literal["refuse", "warn"] = "refuse"
     max_passages: int = Field(default=5, ge=1)
@@ -218,13 +255,26 @@ class Settings(BaseSettings):
             "embedding_model": self.embedding.model,
             "chunking": self.chunking.model_dump(),
             "graph": self.graph.model_dump(mode="json", exclude={"processes"}),  # speed only, same graph
-            "retrieval": self.retrieval.model_dump(mode="json"),
+            "retrieval": _without_defaults(self.retrieval, _OPTIONAL_RETRIEVAL),
             "rerank": self.rerank.model_dump(mode="json"),
-            "answer_gate": self.answer.model_dump(
-                mode="json", include={"min_rerank_score", "min_fused_score", "min_dense_similarity",
-                                      "on_weak_evidence", "max_passages"}),
+            "answer_gate": _without_defaults(self.answer, _OPTIONAL_GATE, include={
+                "min_rerank_score", "min_fused_score", "min_dense_similarity", "on_weak_evidence", "max_passages",
+                *_OPTIONAL_GATE}),
         }
 
     def config_hash(self) -> str:
         blob = json.dumps(self.fingerprint_config(), sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
+
+
+_OPTIONAL_RETRIEVAL = frozenset({"decompose", "hyde", "max_subquestions"})
+_OPTIONAL_GATE = frozenset({"non_latin_gate", "min_lexical_coverage"})
+"""Settings that joined after results were first stamped: fingerprinted only when set away from their
+defaults, so results made with the defaults keep their hash (for English data they change nothing)."""
+
+
+def _without_defaults(model: BaseModel, optional: frozenset[str], include: set[str] | None = None
+                      ) -> dict[str, object]:
+    dumped = model.model_dump(mode="json", include=include)
+    defaults = type(model)().model_dump(mode="json")
+    return {k: v for k, v in dumped.items() if k not in optional or v != defaults[k]}

@@ -24,7 +24,7 @@ from eval.datasets import Dataset, EvalQuestion, unit_of_source
 from eval.metrics import dedupe, keyword_recall
 from ingest.pipeline import Ingestor
 from retrieval.answer.base import complete
-from retrieval.answer.factory import make_answerer
+from retrieval.answer.factory import answerer_for
 from retrieval.answer.grounded import gate, passages_from
 from retrieval.pipeline import PipelineResult, QueryPipeline, build_pipeline
 
@@ -148,7 +148,8 @@ def run_eval(rt: Runtime, dataset: Dataset, *, ablate: bool, answers: bool | Non
         rerank_ok, rerank_reason = reranker_available(pipeline)
         configs = run_configs(ablate=ablate, rerank_available=rerank_ok,
                               default_signals=rt.settings.retrieval.signals)
-        answerer = make_answerer(rt.settings.answer, embedder=rt.embedder) if answers else None
+        answerer = (answerer_for(rt.settings.answer, embedder=rt.embedder, spacy_model=rt.settings.graph.spacy_model)
+                    if answers else None)
         runs = []
         total = len(configs) * len(dataset.questions)
         done = 0
@@ -160,6 +161,7 @@ def run_eval(rt: Runtime, dataset: Dataset, *, ablate: bool, answers: bool | Non
                 if answerer is not None:
                     decision = gate(result, rt.settings)
                     refused = decision.verdict == "refuse"
+                    text = ""  # a refused answer holds no keyword (not the passages it refused)
                     if not refused:
                         passages = passages_from(result.hits, rt.settings.answer.max_passages)
                         text = complete(answerer, q.text, passages).text

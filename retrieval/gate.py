@@ -24,10 +24,20 @@ examples/ 100%). Fused scores on examples/ (dense+bm25): in-corpus 0.976-1.0, ou
 0.5-1.0 (median 0.969), so no fused threshold separates them.
 
 Without rerank, both checks must pass. A question with no hits at all is always weak.
+
+A question written mostly outside the Latin script (Chinese, Japanese, Russian…) is a different
+case: the default embedding and rerank models are English-only, so their scores for it are noise
+(a Chinese question over the very passage that answers it scored cosine 0.27 and was refused).
+By default (``non_latin_gate="lexical"``) such a question is gated on lexical coverage instead:
+the share of its BM25 terms (for CJK, characters and character pairs) found in the best passage.
+A question about the passage repeats its names and phrases; an unrelated one shares at most a few
+single characters. Not calibrated on a dataset (there is no non-English eval set here);
+``non_latin_gate="models"`` restores the model thresholds for a multilingual setup.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -45,6 +55,10 @@ class Evidence:
     best_rerank: float | None = None
     best_fused: float | None = None
     best_dense: float | None = None
+    non_latin: bool = False
+    """The question is written mostly outside the Latin script."""
+    lexical_coverage: float | None = None
+    """Best share of the question's terms one passage contains (0..1)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +87,11 @@ def _check(name: str, value: float | None, threshold: float) -> GateCheck:
 def assess(evidence: Evidence, settings: AnswerSettings) -> GateDecision:
     if evidence.hit_count == 0:
         return _weak(settings, "No passage matched the question.", ())
-    if evidence.best_rerank is not None:
-        checks: tuple[GateCheck, ...] = (_check("rerank_score", evidence.best_rerank, settings.min_rerank_score),)
+    if evidence.non_latin and settings.non_latin_gate == "lexical":
+        checks: tuple[GateCheck, ...] = (
+            _check("lexical_coverage", evidence.lexical_coverage, settings.min_lexical_coverage),)
+    elif evidence.best_rerank is not None:
+        checks = (_check("rerank_score", evidence.best_rerank, settings.min_rerank_score),)
     else:
         fused = _check("fused_score", evidence.best_fused, settings.min_fused_score)
         checks = (fused,)
@@ -100,3 +117,12 @@ def _fmt(value: float | None) -> str:
 def best(values: Iterable[float | None]) -> float | None:
     present = [v for v in values if v is not None]
     return max(present) if present else None
+
+
+def is_non_latin(text: str) -> bool:
+    """More than half of the letters are outside the Latin script (digits and punctuation do not count)."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return False
+    latin = sum(1 for c in letters if c.isascii() or unicodedata.name(c, "").startswith("LATIN"))
+    return latin * 2 < len(letters)

@@ -5,6 +5,9 @@ pool and long-lived retrievers, and each run() keeps everything about its query 
 returns a fresh frozen result, so concurrent queries cannot see each other's state. Every
 requested signal and the rerank stage get a status; a retriever that raises fails alone, and the
 query goes on with the rest.
+
+Optional LLM stages (retrieval.decompose, retrieval.hyde; retrieval/expand.py) add queries: each
+runs through the same retrievers, and its lists ("dense@sub1", "bm25@hyde") join the fusion.
 """
 
 from __future__ import annotations
@@ -22,9 +25,11 @@ from core.runtime import Runtime
 from core.settings import Settings
 from core.store import Store
 from core.types import ChunkRecord, Filters
+from retrieval.answer.base import TextModel
 from retrieval.base import Query, RetrievalResult, Retriever, StageStatus
 from retrieval.bm25 import BM25Retriever
 from retrieval.dense import DenseRetriever
+from retrieval.expand import ExtraQuery, enabled_stages, require_llm, stage_queries
 from retrieval.fusion import FusedHit, reciprocal_rank_fusion
 from retrieval.rerank import Reranker, RerankerUnavailable
 
@@ -50,7 +55,16 @@ class PassageHit:
     scores: dict[str, float] = field(default_factory=dict)
     rerank_score: float | None = None
     explanations: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Signal → why that signal returned this passage (the graph: linked node → … → this document)."""
+    """List name → why that list returned this passage (the graph: linked node → … → this document)."""
+
+    @property
+    def graph_entities(self) -> tuple[str, ...]:
+        """Entities the graph linked or bridged to reach this chunk, from every graph list that found it."""
+        names: dict[str, None] = {}
+        for name, why in self.explanations.items():
+            if name.split("@", 1)[0] == "graph":
+                names.update(dict.fromkeys([*why.get("path", ()), *why.get("entities", ())]))
+        return tuple(names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +78,10 @@ class PipelineResult:
     """Seconds: per signal ("dense", with sub-stages as "dense.embed"), "fusion", "fetch", "rerank", "total"."""
     explanations: dict[str, dict[str, Any]] = field(default_factory=dict)
     hit_counts: dict[str, int] = field(default_factory=dict)
-    """Candidates each signal returned before fusion (tells "ran but found nothing" from "ran")."""
+    """Candidates each list returned before fusion (tells "ran but found nothing" from "ran")."""
+    fused_lists: tuple[str, ...] = ()
+    """Every ranked list fusion combined: the signals that ran, and any "signal@label" lists of the LLM
+    query stages."""
     fusion_weights: dict[str, float] = field(default_factory=dict)
     """The RRF weight each signal got for this query: configured weight × the retriever's own confidence."""
     corpus_empty: bool = False
@@ -98,8 +115,14 @@ class QueryPipeline:
         reranker: Reranker | None = None,
         default_signals: Sequence[str] | None = None,
         max_workers: int = 8,
+        llm: TextModel | None = None,
     ) -> None:
-        """``default_signals``: what a query gets when it names none (default settings.retrieval.signals)."""
+        """``default_signals``: what a query gets when it names none (default settings.retrieval.signals).
+        ``llm``: writes the extra queries of the enabled query stages (required when one is enabled)."""
+        self.stages = enabled_stages(settings)
+        if self.stages and llm is None:
+            raise ValueError(f"query stages {self.stages} need an llm (build_pipeline refuses with the fix)")
+        self.llm = llm
         self.store = store
         self.default_signals = tuple(default_signals or settings.retrieval.signals)
         self.settings = settings
@@ -145,15 +168,26 @@ class QueryPipeline:
         wanted = self._check(question, signals, top_k)
         top_k = top_k or self.settings.retrieval.top_k
         filters = filters or Filters()
+        stage_futures = {stage: self._executor.submit(_timed_stage, stage, self.llm, question, self.settings)
+                         for stage in self.stages if self.llm is not None}
         results = self._retrieve_all(question, wanted, filters)
         timings: dict[str, float] = {}
-        for signal, (result, elapsed) in results.items():
+        stage_statuses: dict[str, StageStatus] = {}
+        stage_explanations: dict[str, dict[str, Any]] = {}
+        extra_results: dict[str, tuple[RetrievalResult, float]] = {}
+        for stage, future in stage_futures.items():
+            queries, status, elapsed = future.result()
+            timings[stage] = elapsed
+            stage_statuses[stage] = status
+            stage_explanations[stage] = {"queries": {q.label: q.text for q in queries}}
+            extra_results.update(self._retrieve_extra(queries, wanted, filters))
+        for signal, (result, elapsed) in {**results, **extra_results}.items():
             timings[signal] = elapsed
             timings.update({f"{signal}.{name}": secs for name, secs in result.timings.items()})
         t1 = time.perf_counter()
-        ranked = {s: r.hits for s, (r, _) in results.items() if r.status.state == "ran"}
-        weights = fusion_weights(self.settings.retrieval.weights, {s: r for s, (r, _) in results.items()
-                                                                   if s in ranked})
+        ranked = {s: r.hits for s, (r, _) in {**results, **extra_results}.items() if r.status.state == "ran"}
+        weights = fusion_weights(self.settings.retrieval.weights,
+                                 {s: r for s, (r, _) in {**results, **extra_results}.items() if s in ranked})
         fused = reciprocal_rank_fusion(ranked, k=self.settings.retrieval.rrf_k, weights=weights)
         t2 = time.perf_counter()
         chunks = self.store.chunks([h.chunk_id for h in fused])
@@ -163,13 +197,15 @@ class QueryPipeline:
         t4 = time.perf_counter()
         timings.update({"fusion": t2 - t1, "fetch": t3 - t2, RERANK: t4 - t3, "total": t4 - t0})
         statuses = {s: r.status for s, (r, _) in results.items()}
+        statuses.update(stage_statuses)
         statuses[RERANK] = rerank_status
         hits = tuple(_passage(i, h, chunks[h.chunk_id], score) for i, (h, score) in enumerate(final, 1))
         explanations = {s: r.explanation for s, (r, _) in results.items() if r.explanation}
-        hit_counts = {s: len(r.hits) for s, (r, _) in results.items()}
+        explanations.update(stage_explanations)
+        hit_counts = {s: len(r.hits) for s, (r, _) in {**results, **extra_results}.items()}
         empty = not hits and self.store.is_empty()
-        return PipelineResult(question, wanted, hits, statuses, timings, explanations, hit_counts, weights,
-                              corpus_empty=empty)
+        return PipelineResult(question, wanted, hits, statuses, timings, explanations, hit_counts, tuple(ranked),
+                              weights, corpus_empty=empty)
 
     def _check(self, question: str, signals: Sequence[str] | None, top_k: int | None) -> tuple[str, ...]:
         if not question.strip():
@@ -200,6 +236,16 @@ class QueryPipeline:
             out[signal] = future.result()
         return {s: out[s] for s in wanted}
 
+    def _retrieve_extra(self, queries: Sequence[ExtraQuery], wanted: tuple[str, ...], filters: Filters
+                        ) -> dict[str, tuple[RetrievalResult, float]]:
+        """Every extra query through every available retriever, in parallel; a failure drops only its list."""
+        futures = {
+            f"{signal}@{q.label}": self._executor.submit(
+                _timed_retrieve, signal, self.retrievers[signal], Query(q.text, filters, self._candidates(signal)))
+            for q in queries for signal in wanted if signal in self.retrievers
+        }
+        return {name: future.result() for name, future in futures.items()}
+
     def _candidates(self, signal: str) -> int:
         r = self.settings.retrieval
         return {"dense": r.dense_candidates, "bm25": r.bm25_candidates}.get(signal, self.settings.graph.candidates)
@@ -227,8 +273,10 @@ class QueryPipeline:
 
 
 def fusion_weights(configured: Mapping[str, float], results: Mapping[str, RetrievalResult]) -> dict[str, float]:
-    """Each signal's configured weight (default 1), scaled by the confidence its retriever reported."""
-    return {s: configured.get(s, 1.0) * (1.0 if r.weight is None else r.weight) for s, r in results.items()}
+    """Each list's configured weight (its signal's, default 1; "graph@hyde" is a graph list), scaled by the
+    confidence its retriever reported for this query."""
+    return {s: configured.get(s.split("@", 1)[0], 1.0) * (1.0 if r.weight is None else r.weight)
+            for s, r in results.items()}
 
 
 def _timed_retrieve(signal: str, retriever: Retriever, query: Query) -> tuple[RetrievalResult, float]:
@@ -240,6 +288,19 @@ def _timed_retrieve(signal: str, retriever: Retriever, query: Query) -> tuple[Re
         message = str(exc) if isinstance(exc, KgragError) else f"{type(exc).__name__}: {exc}"
         result = RetrievalResult(signal, (), StageStatus("failed", f"{signal} retriever raised {message}"))
     return result, time.perf_counter() - t0
+
+
+def _timed_stage(stage: str, llm: TextModel, question: str, settings: Settings
+                 ) -> tuple[list[ExtraQuery], StageStatus, float]:
+    """Runs on a pool thread: an LLM failure fails this stage alone; the question's own lists still count."""
+    t0 = time.perf_counter()
+    try:
+        queries = stage_queries(stage, llm, question, settings)
+        status = StageStatus.ran() if queries else StageStatus("ran", f"{llm.name} gave no {stage} queries")
+    except Exception as exc:
+        message = str(exc) if isinstance(exc, KgragError) else f"{type(exc).__name__}: {exc}"
+        queries, status = [], StageStatus("failed", f"{stage} failed: {message}")
+    return queries, status, time.perf_counter() - t0
 
 
 def _rerank_text(chunk: ChunkRecord) -> str:
@@ -275,7 +336,7 @@ def build_pipeline(rt: Runtime, *, signals: Sequence[str] | None = None, max_wor
             unavailable["graph"] = status
     reranker = Reranker(settings.rerank, device=settings.embedding.device) if settings.rerank.enabled else None
     return QueryPipeline(rt.store, settings, retrievers, unavailable=unavailable, reranker=reranker,
-                         default_signals=wanted, max_workers=max_workers)
+                         default_signals=wanted, max_workers=max_workers, llm=require_llm(settings))
 
 
 def _graph_retriever(rt: Runtime) -> tuple[Retriever | None, StageStatus]:

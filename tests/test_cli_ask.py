@@ -29,6 +29,11 @@ def test_ask_answers_with_resolved_citations_and_refuses_what_the_corpus_lacks(
         assert re.search(rf"^\[{n}\] .+ — .+examples/.+ \(chunk \d+\)$", answered.output, re.MULTILINE)
     assert "warning: rerank skipped" in answered.output  # no reranker weights offline: said, not hidden
 
+    two_hop = runner.invoke(app, ["ask", "Who founded the company that acquired Lumen Robotics?"], env=env)
+    assert two_hop.exit_code == 0, two_hop.output
+    answer = two_hop.output.split("\n(")[0]  # the offline answer reaches the second hop's founders
+    assert "Ingrid Halvorsen" in answer and "Tomas Berg" in answer, two_hop.output
+
     refused = runner.invoke(app, ["ask", "What is the boiling point of liquid nitrogen?"], env=env)
     assert refused.exit_code == 0
     assert "The documents don't say." in refused.output and "[1]" not in refused.output

@@ -49,10 +49,12 @@ def test_bad_configuration_is_reported_with_the_setting_to_fix(cli_env: dict[str
 
 
 def test_doctor_reports_each_component(cli_env: dict[str, str]) -> None:
-    result = CliRunner().invoke(app, ["doctor"], env=cli_env)
+    result = CliRunner().invoke(app, ["doctor"], env={**cli_env, "COLUMNS": "400"})
     assert "ok  database: PostgreSQL 18" in result.output
     assert "pgvector 0.8" in result.output
     assert "ok  embedding model" in result.output
+    assert "English-only" in result.output  # the default model, and how to set a multilingual one
+    assert "KGRAG_EMBEDDING__MODEL=sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2" in result.output
     assert "warn  graph file: no graph file at" in result.output and "kgrag graph build" in result.output
     assert "warn  reranker" in result.output and "KGRAG_RERANK__MODEL" in result.output  # no weights offline
     assert "ok  answers: offline extractive answerer" in result.output

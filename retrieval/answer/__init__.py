@@ -1,4 +1,5 @@
-"""Cited answers from numbered passages: Gemini when configured, an offline extractive answerer otherwise."""
+"""Cited answers from numbered passages: Gemini or an OpenAI-compatible endpoint when configured, an offline
+extractive answerer otherwise."""
 
 from retrieval.answer.base import (
     REFUSAL_TEXT,
@@ -7,15 +8,18 @@ from retrieval.answer.base import (
     AnswerEvent,
     Citation,
     Passage,
+    TextModel,
     build_prompt,
     complete,
     number_passages,
     refusal,
     resolve_citations,
+    strip_unresolved,
 )
 from retrieval.answer.extractive import ExtractiveAnswerer
-from retrieval.answer.factory import make_answerer
+from retrieval.answer.factory import answerer_for, make_answerer, make_text_model, resolve_backend
 from retrieval.answer.gemini import GeminiAnswerer, gemini_credentials
+from retrieval.answer.openai_compat import OpenAICompatAnswerer
 
 __all__ = [
     "REFUSAL_TEXT",
@@ -25,12 +29,18 @@ __all__ = [
     "Citation",
     "ExtractiveAnswerer",
     "GeminiAnswerer",
+    "OpenAICompatAnswerer",
     "Passage",
+    "TextModel",
+    "answerer_for",
     "build_prompt",
     "complete",
     "gemini_credentials",
     "make_answerer",
+    "make_text_model",
     "number_passages",
     "refusal",
+    "resolve_backend",
     "resolve_citations",
+    "strip_unresolved",
 ]

@@ -31,6 +31,8 @@ class Passage:
     title: str
     page: int | None = None
     position: int | None = None
+    entities: tuple[str, ...] = ()
+    """Graph entities that brought this passage in (linked to the question or reached through it)."""
 
     @classmethod
     def from_chunk(cls, number: int, chunk: ChunkRecord) -> Passage:
@@ -61,7 +63,17 @@ class Answer:
     warning: str = ""
     """Set when the answer was produced despite weak evidence (on_weak_evidence = "warn")."""
     unresolved: tuple[int, ...] = ()
-    """Citation numbers in the text that match no passage (a model's mistake, kept visible)."""
+    """Citation numbers the model wrote that match no passage: removed from ``text``, listed here so the
+    response can say so (a model's mistake must not read as a source)."""
+
+    @property
+    def unresolved_note(self) -> str:
+        """The user-facing line for removed citations, or "" when every citation resolved."""
+        if not self.unresolved:
+            return ""
+        cited = ", ".join(f"[{n}]" for n in self.unresolved)
+        return (f"the answer cited {cited}, which matches no passage; removed from the answer text "
+                "(the model invented a source: treat the sentence it was attached to with care)")
 
     @property
     def refused(self) -> bool:
@@ -84,6 +96,17 @@ class Answerer(Protocol):
 
     def answer(self, question: str, passages: Sequence[Passage]) -> Answer:
         """The final Answer only (a backend may answer in one round trip instead of streaming)."""
+        ...
+
+
+@runtime_checkable
+class TextModel(Protocol):
+    """An LLM that turns a system instruction and a prompt into text: what the optional query stages
+    (decomposition, HyDE) need. The generative answerers are also TextModels, so one client serves both."""
+
+    name: str
+
+    def generate(self, system: str, prompt: str) -> str:
         ...
 
 
@@ -161,6 +184,56 @@ def resolve_citations(text: str, passages: Sequence[Passage]) -> tuple[tuple[Cit
         citations.append(Citation(n, p.chunk_id, p.document_id, p.source, p.title, p.page, p.position,
                                   _quote(p.text)))
     return tuple(citations), tuple(unresolved)
+
+
+def strip_unresolved(text: str, passages: Sequence[Passage]) -> str:
+    """``text`` without the citation numbers that match no passage: "[2, 9]" becomes "[2]", and a
+    bracket with nothing left goes entirely, with the spaces before it."""
+    valid = {p.number for p in passages}
+
+    def keep(match: re.Match[str]) -> str:
+        kept = [n.strip() for n in re.split(r"[,;]", match.group(2)) if int(n) in valid]
+        return f"{match.group(1)}[{', '.join(kept)}]" if kept else ""
+
+    return _SPACED_CITATION.sub(keep, text)
+
+
+_SPACED_CITATION = re.compile(r"([ \t]*)\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+_UNFINISHED_TAIL = re.compile(r"[ \t]*(?:\[[\d,;\s]*)?$")
+
+
+def strip_unresolved_stream(events: Iterator[AnswerEvent], passages: Sequence[Passage]) -> Iterator[AnswerEvent]:
+    """The deltas with unresolvable citations removed as they stream, so what a client shows as the
+    answer arrives matches the final Answer's text. A delta ending inside a possible citation ("… [1",
+    or the spaces before it) holds that tail back until the next delta shows how it ends."""
+    pending = ""
+    for event in events:
+        if isinstance(event, Answer):
+            if pending:
+                yield strip_unresolved(pending, passages)
+                pending = ""
+            yield event
+            continue
+        text = pending + event
+        cut = _UNFINISHED_TAIL.search(text)
+        start = cut.start() if cut is not None else len(text)
+        pending = text[start:]
+        if start:
+            yield strip_unresolved(text[:start], passages)
+    if pending:
+        yield strip_unresolved(pending, passages)
+
+
+def finish(text: str, passages: Sequence[Passage], *, model: str, mode: AnswerMode = "generative") -> Answer:
+    """The final Answer for any backend: a refusal stays one; otherwise citations are resolved and the
+    ones that match no passage are removed from the text (and listed in ``unresolved``)."""
+    text = text.strip()
+    if is_refusal(text):
+        return Answer(text=text, citations=(), mode="refused", model=model)
+    citations, unresolved = resolve_citations(text, passages)
+    if unresolved:
+        text = strip_unresolved(text, passages)
+    return Answer(text=text, citations=citations, mode=mode, model=model, unresolved=unresolved)
 
 
 def is_refusal(text: str) -> bool:

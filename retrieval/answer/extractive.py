@@ -1,8 +1,23 @@
-"""The offline answerer: the passages' most relevant sentences, each cited like a generated answer.
+"""The offline answerer: the passages' sentences that answer the question, each cited like a generated answer.
 
-Used whenever no Gemini credentials are configured, so a laptop with no key and no network still
-gets an answer with citations. Sentences are scored against the question with the embedding model
-the process already has loaded (cosine), plus lexical overlap so exact names and numbers count.
+Used whenever no answer model is configured, so a laptop with no key and no network still gets an
+answer with citations.
+
+* Sentences come from spaCy's sentence splitter (the graph's own pipeline, passed in), run on the
+  passage with its hard line wraps joined: a line break inside a sentence is not a boundary, a
+  heading or list item is.
+* Each sentence is scored by cosine similarity to the question (the embedding model the process
+  already has), plus lexical overlap so exact names and numbers count, plus, for graph hits, a
+  bonus for naming an entity the graph reached from the question (the bridge a multi-hop answer
+  turns on, which similarity to the question alone misses), plus a bonus for naming a new entity of
+  the kind the question asks for (a person for "who", a place for "where"), found by the same
+  pipeline's NER: the sentence most like the question often restates it without the answer.
+* Two hops: the best sentences usually settle the question's first hop ("Lumen Robotics was bought
+  by Northwind Dynamics") and name what the question does not (the bridge). A sentence that names a
+  bridge found by another top sentence, directly or through its passage's title, ranks up: it is
+  where the second hop's answer ("Northwind Dynamics: The company was founded … by Ingrid
+  Halvorsen") sits, though it shares few words with the question.
+* Only sentences close to the best one are quoted, so the answer is not padded with off-topic text.
 """
 
 from __future__ import annotations
@@ -10,15 +25,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from core.models import Embedder
-from retrieval.answer.base import Answer, AnswerEvent, Passage, drain, refusal, resolve_citations
+from retrieval.answer.base import Answer, AnswerEvent, Passage, drain, finish, refusal
 
 EXTRACTIVE_NOTICE = "Extractive answer (no answer model is configured; these are the most relevant sentences):"
 
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+SENTENCE_COMPONENTS = ("senter", "sentencizer", "ner")
+"""What the answerer runs of the shared spaCy pipeline: the cheap sentence splitter and NER, no parser."""
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 _STOPWORDS = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "by", "did", "do", "does", "for", "from", "had",
@@ -26,13 +44,45 @@ _STOPWORDS = frozenset({
     "this", "to", "was", "were", "what", "when", "where", "which", "who", "whom", "whose", "why",
     "will", "with",
 })
+_BLOCK_START = re.compile(r"^\s*([-*•]|\d+[.)])\s+")
+"""List items: they start a block of their own rather than continue the sentence above (marker dropped)."""
+_LONE_LINE = re.compile(r"^\s*(#|\|)")
+"""Headings and table rows: a block on their own, never joined to the line before or after."""
+_CJK_SENTENCE_END = re.compile(r"(?<=[。！？])\s*")
+"""An English sentence splitter does not know the CJK full stops: split there too."""
+_CJK = re.compile(r"[\u3000-\u303f\uff00-\uffef\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _MIN_CHARS = 12
+_MIN_CJK_CHARS = 6
 _MIN_WORDS = 4
 _MAX_SENTENCE_CHARS = 400
 _LEXICAL_WEIGHT = 0.3
 _RANK_PENALTY = 0.02
-_MAX_PER_PASSAGE = 2
+_BRIDGE_BONUS = 0.1
+"""For a sentence naming a graph entity the question does not: the hop the question leaves unsaid."""
+_LINKED_BONUS = 0.05
+"""For a sentence naming a graph entity the question itself names."""
+_ANSWER_TYPE_BONUS = 0.15
+"""For a sentence naming an entity of the asked-for kind that the question does not already name."""
 
+_ANSWER_TYPES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
+    (re.compile(pattern), frozenset(labels.split())) for pattern, labels in (
+        (r"\b(which|what) (organi[sz]ation|company|firm|institute|university|school|shipyard|yard|maker|"
+         r"manufacturer|band|team|club|party|agency)\b", "ORG"),
+        (r"\b(which|what) (city|town|country|place|region|state|village)\b|\bwhere\b", "GPE LOC FAC"),
+        (r"\bwhen\b|\b(which|what) (year|date|day|month|century)\b", "DATE"),
+        (r"\bhow (much|many)\b", "MONEY QUANTITY CARDINAL PERCENT"),
+        (r"\bwho(m|se)?\b", "PERSON ORG"),
+        (r"\b(which|what) nationality\b", "NORP"),
+    )
+)
+"""Question forms and the NER labels their answers carry (first match wins)."""
+_HOP_SOURCES = 3
+"""How many of the best sentences name the bridges a second-hop sentence may continue from."""
+_NOT_NAMES = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "QUANTITY", "PERCENT"})
+"""NER labels that are values, not things a second hop can be about."""
+_MAX_PER_PASSAGE = 2
+_KEEP_WITHIN = 0.2
+"""Sentences scoring more than this below the best one are off the question's topic and left out."""
 
 _PRONOUN_START = re.compile(r"^(It|Its|He|His|She|Her|They|Their|The company|The firm)\b")
 
@@ -41,6 +91,8 @@ _PRONOUN_START = re.compile(r"^(It|Its|He|His|She|Her|They|Their|The company|The
 class _Sentence:
     passage: Passage
     text: str
+    entities: tuple[tuple[str, str], ...] = ()
+    """(text, NER label) of the entities spaCy found in the sentence."""
 
     @property
     def in_context(self) -> str:
@@ -53,14 +105,81 @@ class _Sentence:
         return self.in_context if _PRONOUN_START.match(self.text) else self.text
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences worth quoting: headings and fragments of a few words are dropped."""
-    out = []
-    for raw in _SENTENCE_END.split(text):
-        s = " ".join(raw.split())
-        if len(s) < _MIN_CHARS or s.startswith("#") or len(s.split()) < _MIN_WORDS:
-            continue
-        out.append(s if len(s) <= _MAX_SENTENCE_CHARS else s[: _MAX_SENTENCE_CHARS - 1].rstrip() + "…")
+def text_blocks(text: str) -> list[str]:
+    """Runs of text a sentence can span: hard-wrapped lines joined, headings and list items kept apart."""
+    blocks: list[list[str]] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            blocks.append([])
+        elif _LONE_LINE.match(stripped):
+            blocks.extend(([stripped], []))
+        elif (item := _BLOCK_START.match(stripped)) is not None:
+            blocks.append([stripped[item.end():]])
+        elif not blocks or not blocks[-1]:
+            blocks.append([stripped])
+        else:
+            blocks[-1].append(stripped)
+    return [_join_lines(b) for b in blocks if b]
+
+
+def _join_lines(lines: list[str]) -> str:
+    """Wrapped lines joined with a space, except between CJK characters (those scripts use none)."""
+    out = lines[0]
+    for line in lines[1:]:
+        out += line if _CJK.match(out[-1]) and _CJK.match(line[0]) else " " + line
+    return out
+
+
+def _worth_quoting(s: str) -> bool:
+    """Headings, table rows, fragments of a few words and a chunk's cut-off first words are not answers."""
+    cjk = bool(_CJK.search(s))
+    if len(s) < (_MIN_CJK_CHARS if cjk else _MIN_CHARS) or s.startswith(("#", "|")) or s[0].islower():
+        return False
+    return cjk or len(s.split()) >= _MIN_WORDS  # CJK sentences have no spaces to count words by
+
+
+Sentence = tuple[str, tuple[tuple[str, str], ...]]
+"""A sentence's text and its (entity text, NER label) pairs."""
+
+
+_TERMINAL = re.compile(r"[.!?。！？…:;][\"'”’)\]]*$")
+
+
+def whole_sentences(doc: Any) -> list[Any]:
+    """spaCy's sentences, with a piece that does not end like a sentence joined to the next one: the
+    statistical splitter cuts text with odd spacing ("Poulton- le- Fylde") mid-sentence."""
+    out: list[Any] = []
+    start: int | None = None
+    sents = list(doc.sents)
+    for i, sent in enumerate(sents):
+        start = sent.start if start is None else start
+        if _TERMINAL.search(sent.text.rstrip()) or i == len(sents) - 1:
+            out.append(doc[start:sent.end])
+            start = None
+    return out
+
+
+def split_sentences(nlp: Any, texts: Sequence[str]) -> list[list[Sentence]]:
+    """Per text, its sentences worth quoting (spaCy's sentence splitter) with their named entities."""
+    disable = [name for name in nlp.pipe_names if name not in SENTENCE_COMPONENTS]
+    blocks = [text_blocks(t) for t in texts]
+    flat = [b for bs in blocks for b in bs]
+    docs = iter(nlp.pipe(flat, disable=disable))
+    out: list[list[Sentence]] = []
+    for bs in blocks:
+        sentences: list[Sentence] = []
+        for _ in bs:
+            for sent in whole_sentences(next(docs)):
+                ents = [(e.text, e.label_) for e in sent.ents]
+                for part in _CJK_SENTENCE_END.split(sent.text):
+                    s = " ".join(part.split())
+                    if not s or not _worth_quoting(s):
+                        continue
+                    if len(s) > _MAX_SENTENCE_CHARS:
+                        s = s[: _MAX_SENTENCE_CHARS - 1].rstrip() + "…"
+                    sentences.append((s, tuple(e for e in ents if e[0] in s)))
+        out.append(sentences)
     return out
 
 
@@ -74,45 +193,159 @@ def lexical_overlap(question: str, sentence: str) -> float:
     return len(q & _terms(sentence)) / len(q) if q else 0.0
 
 
+def entity_bonus(question: str, sentence: str, entities: Sequence[str]) -> float:
+    """The graph's say: a sentence naming a bridged entity (one the question does not name) ranks up."""
+    q, s = question.casefold(), sentence.casefold()
+    named = [e for e in entities if e and e.casefold() in s]
+    if any(e.casefold() not in q for e in named):
+        return _BRIDGE_BONUS
+    return _LINKED_BONUS if named else 0.0
+
+
+_ALTERNATIVES = re.compile(
+    r"(?:,|\bout of|\bbetween)\s+(?P<a>[^,?]+?)\s+(?:or|and)\s+(?P<b>[^,?]+?)\s*\?*\s*$", re.IGNORECASE)
+"""A comparison's two sides: "…, A or B?", "… out of A and B?", "… between A and B?"."""
+
+
+_WHEN_COMPARED = re.compile(r"\b(first|earlier|later|older|younger|longer|born|died|released|founded|"
+                            r"established|opened|published)\b")
+
+
+def answer_labels(question: str) -> frozenset[str]:
+    """The NER labels an answer to ``question`` would carry; empty when the form says nothing. A
+    comparison in time ("who lived longer, A or B?") is settled by dates, whatever its wh-word."""
+    q = question.casefold()
+    if _ALTERNATIVES.search(q) and _WHEN_COMPARED.search(q):
+        return frozenset({"DATE"})
+    for pattern, labels in _ANSWER_TYPES:
+        if pattern.search(q):
+            return labels
+    return frozenset()
+
+
+def answer_type_bonus(question: str, labels: frozenset[str], entities: Sequence[tuple[str, str]]) -> float:
+    q = question.casefold()
+    new = any(label in labels and text.casefold() not in q for text, label in entities)
+    return _ANSWER_TYPE_BONUS if new else 0.0
+
+
+def _norm(name: str) -> str:
+    name = name.casefold().strip()
+    return name[4:] if name.startswith("the ") else name
+
+
+def bridges(sentence: _Sentence, question: str) -> set[str]:
+    """What ``sentence`` names that the question does not: its entities and its passage's subject."""
+    q = question.casefold()
+    names = {_norm(text) for text, label in sentence.entities if label not in _NOT_NAMES}
+    if sentence.passage.title:
+        names.add(_norm(sentence.passage.title))
+    return {n for n in names if len(n) > 2 and n not in q}
+
+
+def comparison_sides(question: str, sentences: Sequence[_Sentence], scores: np.ndarray) -> list[int]:
+    """For "who was born first, A or B?": the best sentence about each side (an answer needs both)."""
+    match = _ALTERNATIVES.search(question.strip())
+    if match is None:
+        return []
+    picked: list[int] = []
+    for side in (match["a"], match["b"]):
+        name = _norm(side)
+        about = [i for i, s in enumerate(sentences) if name in s.in_context.casefold()]
+        if about:
+            picked.append(max(about, key=lambda i: (scores[i], -i)))
+    return picked
+
+
+def anchors(question: str, sentences: Sequence[_Sentence], scores: np.ndarray) -> list[int]:
+    """Sentences an answer needs beside the best one: both sides of a comparison, else a two-hop chain."""
+    sides = comparison_sides(question, sentences, scores)
+    if sides:
+        return sides
+    chain = best_chain(question, sentences, scores)
+    return list(chain) if chain is not None else []
+
+
+def best_chain(question: str, sentences: Sequence[_Sentence], scores: np.ndarray) -> tuple[int, int] | None:
+    """The best two-hop pair (source, answer), by the sum of their scores: the source is one of the best
+    sentences; the answer names a bridge the source found and adds an entity of the asked-for kind
+    that neither the question nor any other of the best sentences named. None when no pair qualifies."""
+    labels = answer_labels(question)
+    if not labels:  # without the kind of answer asked for, any two sentences of one passage would qualify
+        return None
+    q = question.casefold()
+    sources = [int(i) for i in np.argsort(-scores, kind="stable")[:_HOP_SOURCES]]
+    found = {j: bridges(sentences[j], question) for j in sources}
+    best: tuple[float, int, int] | None = None
+    for i, s in enumerate(sentences):
+        known = set().union(*(names for j, names in found.items() if j != i))
+        new = [n for text, label in s.entities
+               if label in labels and (n := _norm(text)) not in q and not any(n in k or k in n for k in known)]
+        if not new:
+            continue
+        text = s.in_context.casefold()
+        for j in sources:
+            if j != i and any(name in text for name in found[j]):
+                total = float(scores[j] + scores[i])
+                if best is None or total > best[0]:
+                    best = (total, j, i)
+    return None if best is None else (best[1], best[2])
+
+
 class ExtractiveAnswerer:
-    def __init__(self, embedder: Embedder | None, *, max_sentences: int = 3) -> None:
+    """``nlp`` is the process's spaCy pipeline (the one the graph loads), shared read-only."""
+
+    def __init__(self, embedder: Embedder | None, nlp: Any, *, max_sentences: int = 3) -> None:
         self.embedder = embedder
+        self.nlp = nlp
         self.max_sentences = max_sentences
         self.name = "extractive"
 
     def score(self, question: str, sentences: Sequence[_Sentence]) -> np.ndarray:
         lexical = np.array([lexical_overlap(question, s.in_context) for s in sentences], dtype=np.float32)
         rank = np.array([s.passage.number - 1 for s in sentences], dtype=np.float32)
+        graph = np.array([entity_bonus(question, s.in_context, s.passage.entities) for s in sentences],
+                         dtype=np.float32)
+        labels = answer_labels(question)
+        typed = np.array([answer_type_bonus(question, labels, s.entities) for s in sentences], dtype=np.float32)
         if self.embedder is None:
             semantic = np.zeros_like(lexical)
         else:
             vecs = self.embedder.encode([question, *(s.in_context for s in sentences)])
             semantic = vecs[1:] @ vecs[0]
-        return semantic + _LEXICAL_WEIGHT * lexical - _RANK_PENALTY * rank
+        return semantic + _LEXICAL_WEIGHT * lexical + graph + typed - _RANK_PENALTY * rank
 
     def stream(self, question: str, passages: Sequence[Passage]) -> Iterator[AnswerEvent]:
-        sentences = [_Sentence(p, s) for p in passages for s in split_sentences(p.text)]
+        per_passage = split_sentences(self.nlp, [p.text for p in passages])
+        sentences = [_Sentence(p, text, ents) for p, ss in zip(passages, per_passage, strict=True)
+                     for text, ents in ss]
         if not sentences:
             yield refusal("No passage had a usable sentence.", model=self.name)
             return
         scores = self.score(question, sentences)
-        best = self._pick(sentences, scores)
+        best = self._pick(sentences, scores, anchors(question, sentences, scores))
         pieces = [EXTRACTIVE_NOTICE]
         yield EXTRACTIVE_NOTICE
         for s in best:
             piece = f" {s.quoted} [{s.passage.number}]"
             pieces.append(piece)
             yield piece
-        text = "".join(pieces)
-        citations, unresolved = resolve_citations(text, passages)
-        yield Answer(text=text, citations=citations, mode="extractive", model=self.name, unresolved=unresolved)
+        yield finish("".join(pieces), passages, model=self.name, mode="extractive")
 
-    def _pick(self, sentences: Sequence[_Sentence], scores: np.ndarray) -> list[_Sentence]:
-        """Best first, at most two per passage: a multi-hop answer needs its second passage too."""
+    def _pick(self, sentences: Sequence[_Sentence], scores: np.ndarray, needed: Sequence[int]) -> list[_Sentence]:
+        """The best sentence, then the ones the answer needs (``anchors``), then the next best; at most two
+        per passage (a multi-hop answer needs its second passage too), and none far below the best
+        unless needed (they would only pad the answer)."""
         picked: list[_Sentence] = []
         per_passage: dict[int, int] = {}
-        for i in np.argsort(-scores, kind="stable"):
-            s = sentences[int(i)]
+        floor = float(scores.max()) - _KEEP_WITHIN
+        order = [int(i) for i in np.argsort(-scores, kind="stable")]
+        needed = list(dict.fromkeys(needed))
+        order = [order[0], *(i for i in needed if i != order[0]), *(i for i in order[1:] if i not in needed)]
+        for i in order:
+            s = sentences[i]
+            if scores[i] < floor and i not in needed:
+                continue
             if per_passage.get(s.passage.number, 0) >= _MAX_PER_PASSAGE:
                 continue
             per_passage[s.passage.number] = per_passage.get(s.passage.number, 0) + 1

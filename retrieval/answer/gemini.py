@@ -18,12 +18,9 @@ from retrieval.answer.base import (
     AnswerEvent,
     Passage,
     build_prompt,
-    is_refusal,
+    finish,
     refusal,
-    resolve_citations,
 )
-
-REQUEST_TIMEOUT_MS = 60_000
 
 _TRUE = {"1", "true", "yes"}
 
@@ -50,7 +47,10 @@ def gemini_client(settings: AnswerSettings) -> Any:
     except ImportError as exc:  # pragma: no cover - a dependency of the package
         raise ModelUnavailableError("google-genai is not installed", fix="pip install google-genai") from exc
     key = settings.gemini_api_key.get_secret_value() if settings.gemini_api_key is not None else None
-    http_options = types.HttpOptions(timeout=REQUEST_TIMEOUT_MS, base_url=settings.gemini_base_url)
+    # attempts counts the first try too; the SDK retries 408/429/5xx with exponential backoff and jitter.
+    retry = types.HttpRetryOptions(attempts=settings.max_retries + 1)
+    http_options = types.HttpOptions(timeout=int(settings.timeout_s * 1000), base_url=settings.gemini_base_url,
+                                     retry_options=retry)
     try:
         return genai.Client(api_key=key or None, http_options=http_options)
     except ValueError as exc:  # the SDK's own configuration checks (e.g. no key, conflicting options)
@@ -67,10 +67,18 @@ class GeminiAnswerer:
         self.model = model
         self.name = f"gemini:{model}"
 
-    def _config(self) -> Any:
+    def _config(self, system: str = SYSTEM_INSTRUCTION) -> Any:
         from google.genai import types
 
-        return types.GenerateContentConfig(system_instruction=SYSTEM_INSTRUCTION, temperature=0.2)
+        return types.GenerateContentConfig(system_instruction=system, temperature=0.2)
+
+    def generate(self, system: str, prompt: str) -> str:
+        try:
+            response = self.client.models.generate_content(model=self.model, contents=prompt,
+                                                           config=self._config(system))
+        except Exception as exc:
+            raise _model_error(exc, self.model) from exc
+        return (response.text or "").strip()
 
     def stream(self, question: str, passages: Sequence[Passage]) -> Iterator[AnswerEvent]:
         parts: list[str] = []
@@ -108,13 +116,6 @@ class GeminiAnswerer:
 def _block_reason(response: Any) -> str:
     feedback = getattr(response, "prompt_feedback", None)
     return str(feedback.block_reason) if feedback is not None and feedback.block_reason else ""
-
-
-def finish(text: str, passages: Sequence[Passage], *, model: str) -> Answer:
-    if is_refusal(text):
-        return Answer(text=text, citations=(), mode="refused", model=model)
-    citations, unresolved = resolve_citations(text, passages)
-    return Answer(text=text, citations=citations, mode="generative", model=model, unresolved=unresolved)
 
 
 def _model_error(exc: Exception, model: str) -> Exception:

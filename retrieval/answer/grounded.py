@@ -10,8 +10,9 @@ import dataclasses
 from collections.abc import Iterator, Sequence
 
 from core.settings import Settings
-from retrieval.answer.base import Answer, Answerer, AnswerEvent, Passage, refusal
-from retrieval.gate import Evidence, GateDecision, assess, best
+from retrieval.answer.base import Answer, Answerer, AnswerEvent, Passage, refusal, strip_unresolved_stream
+from retrieval.bm25 import index_text, tokenize
+from retrieval.gate import Evidence, GateDecision, assess, best, is_non_latin
 from retrieval.pipeline import PassageHit, PipelineResult
 
 RERANK = "rerank"
@@ -20,17 +21,29 @@ RERANK = "rerank"
 def evidence_from(result: PipelineResult, settings: Settings) -> Evidence:
     """The gate's inputs. The fused score is normalised by the most a chunk could score (rank 1 in
     every signal that ran), so the threshold means the same with one signal or three."""
-    ran = [s for s in result.signals if result.statuses.get(s) is not None and result.statuses[s].state == "ran"]
+    ran = result.fused_lists or tuple(
+        s for s in result.signals if result.statuses.get(s) is not None and result.statuses[s].state == "ran")
     rrf_k = settings.retrieval.rrf_k
-    ceiling = sum(settings.retrieval.weights.get(s, 1.0) / (rrf_k + 1) for s in ran)
+    ceiling = sum(settings.retrieval.weights.get(s.split("@", 1)[0], 1.0) / (rrf_k + 1) for s in ran)
     best_fused = best(h.fused_score for h in result.hits)
     reranked = result.statuses.get(RERANK) is not None and result.statuses[RERANK].state == "ran"
+    non_latin = is_non_latin(result.question)
     return Evidence(
         hit_count=len(result.hits),
+        non_latin=non_latin,
+        lexical_coverage=lexical_coverage(result.question, result.hits) if non_latin else None,
         best_rerank=best(h.rerank_score for h in result.hits) if reranked else None,
         best_fused=(best_fused / ceiling) if best_fused is not None and ceiling > 0 else None,
         best_dense=best(h.scores.get("dense") for h in result.hits),
     )
+
+
+def lexical_coverage(question: str, hits: Sequence[PassageHit]) -> float | None:
+    """The largest share of the question's BM25 terms that one hit (title and text) contains."""
+    terms = set(tokenize(question))
+    if not terms or not hits:
+        return None
+    return max(len(terms & set(tokenize(index_text(h.title, h.text)))) / len(terms) for h in hits)
 
 
 def gate(result: PipelineResult, settings: Settings) -> GateDecision:
@@ -40,7 +53,7 @@ def gate(result: PipelineResult, settings: Settings) -> GateDecision:
 def passages_from(hits: Sequence[PassageHit], limit: int) -> tuple[Passage, ...]:
     """The best ``limit`` hits, numbered 1..n in rank order (the numbers the answer cites)."""
     return tuple(
-        Passage(i, h.chunk_id, h.document_id, h.text, h.source, h.title, h.page)
+        Passage(i, h.chunk_id, h.document_id, h.text, h.source, h.title, h.page, entities=h.graph_entities)
         for i, h in enumerate(hits[:limit], start=1)
     )
 
@@ -55,7 +68,8 @@ def answer_stream(
     if decision.verdict == "refuse":
         events: Iterator[AnswerEvent] = iter((refusal(decision.reason),))
     else:
-        events = answerer.stream(result.question, passages_from(result.hits, settings.answer.max_passages))
+        passages = passages_from(result.hits, settings.answer.max_passages)
+        events = strip_unresolved_stream(answerer.stream(result.question, passages), passages)
     streamed = False
     for event in events:
         if isinstance(event, Answer):
