@@ -91,12 +91,15 @@ def report(
     chart_out: Annotated[Path | None, typer.Option("--chart", "-c", help="Write a PNG bar chart here.")] = None,
     readme: Annotated[Path | None, typer.Option("--update", help="Replace the <!-- eval:NAME --> block of this "
                                                 "Markdown file (e.g. README.md) with the table.")] = None,
+    split: Annotated[int | None, typer.Option(min=1, help="Also report questions [1, N] (tuned on) and the rest "
+                                              "(held out) apart, with R@5 per question type; --update writes it "
+                                              "to the <!-- eval:NAME:split --> block.")] = None,
 ) -> None:
     """Print the ablation table (recomputed from the raw rows) and optionally write it and a chart.
 
     Example:  kgrag eval report eval/results/scifact.json --chart docs/scifact.png --update README.md
     """
-    from eval.report import chart, load_results, markdown, update_block
+    from eval.report import chart, load_results, markdown, split_block_name, split_markdown, update_block
 
     data = load_results(results)
     table = markdown(data, source=_relative_to_repo(results))
@@ -106,9 +109,16 @@ def report(
     if chart_out:
         chart(data, chart_out)
         console.print(f"chart: {chart_out}")
+    name = data["stamp"]["dataset"]["name"]
+    split_table = split_markdown(data, split=split, source=_relative_to_repo(results)) if split else None
+    if split_table:
+        console.print(split_table, markup=False, highlight=False, soft_wrap=True)
     if readme:
-        readme.write_text(update_block(readme.read_text(), data["stamp"]["dataset"]["name"], table))
-        console.print(f"updated the {data['stamp']['dataset']['name']} table in {readme}")
+        text = update_block(readme.read_text(), name, table)
+        if split_table:
+            text = update_block(text, split_block_name(name), split_table)
+        readme.write_text(text)
+        console.print(f"updated the {name} table{'s' if split_table else ''} in {readme}")
 
 
 @eval_app.command("check")

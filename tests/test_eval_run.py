@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,11 +12,21 @@ import pytest
 from typer.testing import CliRunner
 
 from api.cli import app
+from core.errors import InvalidInputError
 from core.models import Embedder
 from core.runtime import Runtime
 from core.settings import DatabaseSettings, Settings
 from eval.datasets import load_dataset
-from eval.report import aggregate, chart, check_stamp, embedded_block, markdown, update_block
+from eval.report import (
+    aggregate,
+    chart,
+    check_stamp,
+    embedded_block,
+    markdown,
+    split_block_name,
+    split_markdown,
+    update_block,
+)
 from eval.runner import run_eval
 from tests.conftest import REPO_ROOT, create_database
 
@@ -144,6 +155,24 @@ def test_committed_results_match_the_current_config_data_and_readme(path: Path) 
         f"README's table for {path.stem} is not what `kgrag eval report eval/results/{path.name} --update "
         "README.md` generates"
     )
+    split_block = embedded_block(readme, split_block_name(results["stamp"]["dataset"]["name"]))
+    if split_block is not None:
+        split = int(re.search(r"Split at question (\d+)", split_block).group(1))
+        assert split_block == split_markdown(results, split=split, source=f"eval/results/{path.name}")
+
+
+def test_split_report_keeps_tuned_and_held_out_questions_apart() -> None:
+    qrels = {f"q{i}": {"relevant": ["a", "b"], "should_refuse": False, "kind": "x" if i % 2 else "y",
+                       "keywords": []} for i in range(4)}
+    ranked = {"q0": ["a", "b"], "q1": ["a", "z"], "q2": ["z"], "q3": ["z"]}
+    run = {"name": "dense+bm25+graph", "questions": [{"id": q, "ranked": r, "latency_ms": 1.0}
+                                                      for q, r in ranked.items()]}
+    table = split_markdown({"qrels": qrels, "runs": [run]}, split=2, source="r.json")
+    assert "| dense+bm25+graph | q1–2 (tuned) | 0.750 | 0.750 |" in table  # recall 1.0 and 0.5
+    assert "| dense+bm25+graph | q3–4 (held out) | 0.000 | 0.000 |" in table
+    assert table.splitlines()[2] == "| configuration | questions | R@2 | R@5 | nDCG@10 | R@5 x | R@5 y |"
+    with pytest.raises(InvalidInputError):
+        split_markdown({"qrels": qrels, "runs": [run]}, split=4, source="r.json")
 
 
 def test_the_stamp_is_dirty_for_code_changes_but_not_for_what_make_eval_rewrites(tmp_path: Path) -> None:
