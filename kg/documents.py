@@ -87,6 +87,8 @@ def tokens(text: str) -> list[Token]:
 
 
 def fold(text: str) -> str:
+    if text.isascii():
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold().replace("’", "'")
 
@@ -114,7 +116,8 @@ def specificity(document_frequency: int) -> float:
 
 
 class TitleIndex:
-    """Alias → documents, with the longest alias length per first word (so a scan tries few n-grams)."""
+    """Alias → documents, and every alias's word prefixes, so a scan extends a match word by word and
+    stops as soon as no alias continues that way (a position costs its match's length, not the longest alias)."""
 
     def __init__(self, documents: Iterable[TitleDocument]) -> None:
         self.documents: dict[int, TitleDocument] = {}
@@ -124,11 +127,10 @@ class TitleIndex:
             for alias in doc.aliases:
                 targets[alias].add(doc.document_id)
         self.targets: dict[str, tuple[int, ...]] = {a: tuple(sorted(ids)) for a, ids in targets.items()}
-        longest: dict[str, int] = defaultdict(int)
+        self.prefixes: set[str] = set()
         for alias in self.targets:
             words = alias.split(" ")
-            longest[words[0]] = max(longest[words[0]], len(words))
-        self.longest = dict(longest)
+            self.prefixes.update(" ".join(words[:n]) for n in range(1, len(words) + 1))
 
     def resolve(self, alias: str, context: set[str] | None = None) -> tuple[int, ...]:
         """The documents an alias names: one whose whole title it is wins; then one whose disambiguator
@@ -149,18 +151,23 @@ class TitleIndex:
     def matches(self, words: Sequence[Token]) -> list[tuple[int, int, str]]:
         """Maximal alias matches, longest first at each position, never overlapping: (start, end, alias)."""
         found: list[tuple[int, int, str]] = []
+        keys = [w.key for w in words]
         i = 0
-        n = len(words)
+        n = len(keys)
         while i < n:
-            span = self.longest.get(words[i].key, 0)
-            hit = 0
-            for length in range(min(span, n - i), 0, -1):
-                if " ".join(w.key for w in words[i:i + length]) in self.targets:
-                    hit = length
+            best, alias = 0, ""
+            current = keys[i]
+            j = i + 1
+            while current in self.prefixes:
+                if current in self.targets:
+                    best, alias = j - i, current
+                if j == n:
                     break
-            if hit:
-                found.append((i, i + hit, " ".join(w.key for w in words[i:i + hit])))
-                i += hit
+                current = f"{current} {keys[j]}"
+                j += 1
+            if best:
+                found.append((i, i + best, alias))
+                i += best
             else:
                 i += 1
         return found
