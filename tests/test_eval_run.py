@@ -156,7 +156,7 @@ def test_committed_results_match_the_current_config_data_and_readme(path: Path) 
         "README.md` generates"
     )
     split_block = embedded_block(readme, split_block_name(results["stamp"]["dataset"]["name"]))
-    if split_block is not None:
+    if split_block:
         split = int(re.search(r"Split at question (\d+)", split_block).group(1))
         assert split_block == split_markdown(results, split=split, source=f"eval/results/{path.name}")
 
