@@ -118,11 +118,14 @@ def fusion_weight(linked: list[LinkedEntity], settings: GraphSettings) -> tuple[
     """How much the graph's list should count in fusion for this question, and why.
 
     A document title written in the question is a precise anchor, so the list weighs
-    ``title_fusion_weight`` times that link's specificity (and case evidence); with only entity links (often common
-    words or fuzzy matches the small NER model produced) it weighs ``entity_fusion_weight`` times
-    the best link's confidence. No dataset knowledge: the weight follows from what linked.
+    ``title_fusion_weight`` times the square of that link's specificity (times its case evidence):
+    a rare title ("Lothair II", written by one document) weighs in full, a title that dozens of
+    documents write as a plain word ("Anxiety") hardly at all. With only entity links (often common
+    words or fuzzy matches of the small NER model) it weighs ``entity_fusion_weight`` times the best
+    link's confidence, by default nothing: on SciFact any weight above zero lowered nDCG@10. No
+    dataset knowledge: the weight follows from what linked.
     """
-    titles = [e.score * e.specificity for e in linked if e.how == TITLE]
+    titles = [e.score * e.specificity ** 2 for e in linked if e.how == TITLE]
     if titles:
         return settings.title_fusion_weight * min(1.0, max(titles)), "title"
     return settings.entity_fusion_weight * min(1.0, max(e.score for e in linked)), "entities"

@@ -23,8 +23,9 @@ from ingest.pipeline import Ingestor
 from kg.documents import TitleIndex, document_layer, scan_mentions, specificity, title_document, tokens
 from kg.export import write_graphml, write_html, write_json
 from kg.graphfile import DOCUMENT, MENTIONS_DOCUMENT, document_node, read_networkx
+from kg.linking import LinkedEntity
 from retrieval.base import Query
-from retrieval.graph import build_graph_retriever
+from retrieval.graph import build_graph_retriever, fusion_weight
 from retrieval.pipeline import build_pipeline
 from tests.kg_fixtures import build, nlp_fixture  # noqa: F401  (the `nlp` fixture)
 
@@ -156,9 +157,16 @@ def test_entity_only_links_weigh_little_and_no_link_weighs_nothing(runtime: Runt
     entity_only = retriever.retrieve(Query("What did Oona Threlfall draw?", k=20))
     assert [e["how"] for e in entity_only.explanation["linked_entities"]] == ["ner"]
     assert entity_only.explanation["fusion_weight"]["basis"] == "entities"
-    assert 0 < entity_only.weight <= runtime.settings.graph.entity_fusion_weight
+    assert entity_only.hits and entity_only.weight == 0.0  # explained, but not fused by default
     nothing = retriever.retrieve(Query("how do moths see at night?", k=20))
     assert nothing.hits == () and nothing.weight == 0.0
+    settings = runtime.settings.graph.model_copy(update={"entity_fusion_weight": 0.5})
+    weight, basis = fusion_weight([LinkedEntity(0, "Oona Threlfall", "Oona Threlfall", "ner", 0.6)], settings)
+    assert (weight, basis) == (pytest.approx(0.3), "entities")
+    common = LinkedEntity(1, "Anxiety", "anxiety", "title", 1.0, specificity(36))
+    rare = LinkedEntity(2, "Lothair II", "Lothair II", "title", 1.0, specificity(1))
+    assert fusion_weight([rare], settings)[0] == settings.title_fusion_weight
+    assert fusion_weight([common], settings)[0] == pytest.approx(settings.title_fusion_weight * specificity(36) ** 2)
 
 
 def test_explain_in_the_cli_and_the_api_show_the_chain_and_the_weight(
