@@ -5,7 +5,7 @@ buckets, the sparse matrices and every O(entities) step grow with the copies) an
 offset. Times the in-memory graph stage (link with spaCy NER, PPR push, chunk scoring, explain);
 the retriever adds one corpus-version query (~0.3 ms) on top.
 
-    HF_HUB_OFFLINE=1 python bench/graph_scale.py --graph /tmp/kgrag_2wiki/graph/graph.json.gz --copies 14
+    HF_HUB_OFFLINE=1 python bench/graph_scale.py --graph .kgrag/eval/2wikimultihopqa/graph/graph.json.gz --copies 14
 """
 
 from __future__ import annotations
@@ -21,24 +21,39 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from core.settings import GraphSettings
-from kg.graphfile import read_data
+from kg.graphfile import DOCUMENT, DOCUMENT_PREFIX, read_data
 from kg.index import from_node_link
 from kg.linking import Linker
 from kg.nlp import load_spacy
 from kg.search import explain, score
 
-QUERIES = Path("/work/shared/data/2wikimultihopqa/queries.jsonl")
+QUERIES = Path(__file__).resolve().parents[2] / "shared" / "data" / "2wikimultihopqa" / "queries.jsonl"
 
 
 def replicate(data: dict[str, Any], copies: int) -> dict[str, Any]:
-    chunk_span = 1 + max((c for n in data["nodes"] for c, _ in n["chunks"]), default=0)
+    """Disjoint copies: entity keys and document aliases get a suffix, chunk and document ids an offset."""
+    chunk_span = 1 + max((c for n in data["nodes"] for c in [*(c for c, _ in n["chunks"]), *n.get("home", ())]),
+                         default=0)
+    doc_span = 1 + max((int(n["id"].split(":", 1)[1]) for n in data["nodes"] if n.get("kind") == DOCUMENT),
+                       default=0)
+
+    def node_id(key: str, i: int) -> str:
+        if key.startswith(DOCUMENT_PREFIX):
+            return f"{DOCUMENT_PREFIX}{int(key.split(':', 1)[1]) + i * doc_span}"
+        return key if i == 0 else f"{key} r{i}"
+
     nodes, edges = [], []
     for i in range(copies):
         suffix = "" if i == 0 else f" r{i}"
         for n in data["nodes"]:
-            nodes.append(dict(n, id=n["id"] + suffix, chunks=[[c + i * chunk_span, k] for c, k in n["chunks"]]))
+            copy = dict(n, id=node_id(n["id"], i), chunks=[[c + i * chunk_span, k] for c, k in n["chunks"]])
+            if n.get("kind") == DOCUMENT:
+                copy.update(home=[c + i * chunk_span for c in n["home"]], full_key=n["full_key"] + suffix,
+                            aliases=[a + suffix for a in n["aliases"]],
+                            alias_df={a + suffix: df for a, df in n.get("alias_df", {}).items()})
+            nodes.append(copy)
         for e in data["edges"]:
-            edges.append(dict(e, source=e["source"] + suffix, target=e["target"] + suffix))
+            edges.append(dict(e, source=node_id(e["source"], i), target=node_id(e["target"], i)))
     return {"graph": data["graph"], "nodes": nodes, "edges": edges}
 
 
@@ -51,7 +66,8 @@ def main() -> None:
     settings = GraphSettings()
     t0 = time.perf_counter()
     data = replicate(read_data(args.graph), args.copies)
-    graph = from_node_link(data, path=args.graph, signature=(0, 0, 0))
+    graph = from_node_link(data, path=args.graph, signature=(0, 0, 0),
+                           document_edge_weight=settings.document_edge_weight)
     load_s = time.perf_counter() - t0
     linker = Linker(load_spacy(settings.spacy_model), labels=settings.entity_labels,
                     fuzzy_threshold=settings.fuzzy_threshold)
@@ -62,7 +78,7 @@ def main() -> None:
         linked = linker.link(q, graph)
         t1 = time.perf_counter()
         scored = score(graph, linked, traversal=settings.traversal, damping=settings.ppr_damping,
-                       hops=settings.hops, limit=settings.candidates * 4)
+                       hops=settings.hops, limit=settings.candidates * 4, mention_share=settings.mention_share)
         t2 = time.perf_counter()
         explain(graph, linked, scored, scored.chunk_columns[: settings.candidates].tolist())
         t3 = time.perf_counter()
@@ -72,7 +88,8 @@ def main() -> None:
         values.pop(0)
     out = {
         "copies": args.copies, "entities": graph.stats["entities"], "edges": graph.stats["edges"],
-        "chunks": graph.stats["chunks"], "load_seconds": round(load_s, 1), "queries": len(questions),
+        "documents": graph.stats["documents"], "chunks": graph.stats["chunks"], "load_seconds": round(load_s, 1),
+        "queries": len(questions),
         "ms": {k: {"p50": round(statistics.median(v), 2), "p95": round(sorted(v)[int(0.95 * (len(v) - 1))], 2)}
                for k, v in stages.items()},
     }
