@@ -97,7 +97,7 @@ class GraphSettings(BaseModel):
         description="A chunk scores its own document's relevance plus this share of what it mentions.",
     )
     title_fusion_weight: float = Field(
-        default=30.0, ge=0.0,
+        default=6.0, ge=0.0,
         description="RRF weight of the graph list when the question names a document title, times the "
                     "square of the link's specificity: exact title links are the graph's strongest evidence.",
     )

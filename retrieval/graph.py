@@ -114,6 +114,11 @@ class GraphRetriever:
         return self.graph_store.allowed_chunks(chunk_ids, where, params)
 
 
+MIN_TITLE_CONFIDENCE = 0.1
+"""specificity² below this (a title some nine or more documents write as a plain phrase, e.g. "anxiety")
+is no anchor: such a link weighs as an entity link."""
+
+
 def fusion_weight(linked: list[LinkedEntity], settings: GraphSettings) -> tuple[float, str]:
     """How much the graph's list should count in fusion for this question, and why.
 
@@ -122,11 +127,12 @@ def fusion_weight(linked: list[LinkedEntity], settings: GraphSettings) -> tuple[
     a rare title ("Lothair II", written by one document) weighs in full, a title that dozens of
     documents write as a plain word ("Anxiety") hardly at all. With only entity links (often common
     words or fuzzy matches of the small NER model) it weighs ``entity_fusion_weight`` times the best
-    link's confidence, by default nothing: on SciFact any weight above zero lowered nDCG@10. No
-    dataset knowledge: the weight follows from what linked.
+    link's confidence, by default nothing: on SciFact any weight above zero lowered nDCG@10. A title
+    link below ``MIN_TITLE_CONFIDENCE`` counts as an entity link. No dataset knowledge: the weight
+    follows from what linked.
     """
     titles = [e.score * e.specificity ** 2 for e in linked if e.how == TITLE]
-    if titles:
+    if titles and max(titles) >= MIN_TITLE_CONFIDENCE:
         return settings.title_fusion_weight * min(1.0, max(titles)), "title"
     return settings.entity_fusion_weight * min(1.0, max(e.score for e in linked)), "entities"
 

@@ -166,7 +166,9 @@ def test_entity_only_links_weigh_little_and_no_link_weighs_nothing(runtime: Runt
     common = LinkedEntity(1, "Anxiety", "anxiety", "title", 1.0, specificity(36))
     rare = LinkedEntity(2, "Lothair II", "Lothair II", "title", 1.0, specificity(1))
     assert fusion_weight([rare], settings)[0] == settings.title_fusion_weight
-    assert fusion_weight([common], settings)[0] == pytest.approx(settings.title_fusion_weight * specificity(36) ** 2)
+    assert fusion_weight([common], settings) == (0.5, "entities")  # "anxiety" in 36 documents: no anchor
+    fair = LinkedEntity(3, "Billy Elliot", "Billy Elliot", "title", 1.0, specificity(3))
+    assert fusion_weight([fair], settings)[0] == pytest.approx(settings.title_fusion_weight * specificity(3) ** 2)
 
 
 def test_explain_in_the_cli_and_the_api_show_the_chain_and_the_weight(
@@ -179,7 +181,7 @@ def test_explain_in_the_cli_and_the_api_show_the_chain_and_the_weight(
     text = " ".join(out.output.split())
     assert f'graph: question → "Halcyon Press" → mentions "{TARGET}"' in text
     assert "field guide glasswing" in text
-    assert "fusion weights: dense 1, bm25 1, graph 30 (title link)" in text
+    assert "fusion weights: dense 1, bm25 1, graph 6 (title link)" in text
 
     with TestClient(create_app(runtime=runtime)) as client:
         body = client.post("/v1/query", json={"question": QUESTION, "answer": False, "rerank": False}).json()
