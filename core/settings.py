@@ -26,6 +26,14 @@ class DatabaseSettings(BaseModel):
     )
     pool_min_size: int = Field(default=1, ge=1)
     pool_max_size: int = Field(default=8, ge=1)
+    acquire_timeout: float = Field(
+        default=5.0, gt=0.0,
+        description="Seconds a request waits for a pooled connection before it is answered 503.",
+    )
+    retry_interval: float = Field(
+        default=1.0, gt=0.0,
+        description="Seconds between reconnection attempts (and embedded-server restarts) while the database is down.",
+    )
 
     @model_validator(mode="after")
     def _pool_bounds(self) -> DatabaseSettings:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import logging
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.errors import InvalidInputError, KgragError
+from core.errors import InvalidInputError, KgragError, RetrievalFailedError
 from core.runtime import Runtime
 from core.settings import Settings
 from core.store import Store
@@ -27,6 +28,8 @@ from retrieval.bm25 import BM25Retriever
 from retrieval.dense import DenseRetriever
 from retrieval.fusion import FusedHit, reciprocal_rank_fusion
 from retrieval.rerank import Reranker, RerankerUnavailable
+
+log = logging.getLogger(__name__)
 
 KNOWN_SIGNALS = ("dense", "bm25", "graph")
 RERANK = "rerank"
@@ -128,6 +131,7 @@ class QueryPipeline:
         top_k = top_k or self.settings.retrieval.top_k
         filters = filters or Filters()
         results = self._retrieve_all(question, wanted, filters)
+        _raise_if_all_failed(results, database_down=not self.store.db.available)
         timings: dict[str, float] = {}
         for signal, (result, elapsed) in results.items():
             timings[signal] = elapsed
@@ -202,14 +206,36 @@ class QueryPipeline:
 
 
 def _timed_retrieve(signal: str, retriever: Retriever, query: Query) -> tuple[RetrievalResult, float]:
-    """Runs on a pool thread: any exception becomes this signal's failed status, not the query's."""
+    """Runs on a pool thread: any exception becomes this signal's failed status, not the query's.
+
+    The status reaches clients, so it carries only our own messages: a driver's or library's text
+    (server paths, SQL, socket names) stays in the log."""
     t0 = time.perf_counter()
     try:
         result = retriever.retrieve(query)
+    except KgragError as exc:
+        log.warning("%s retriever failed: %s", signal, exc, exc_info=exc.__cause__ is not None)
+        result = RetrievalResult(signal, (), StageStatus("failed", f"{signal} retriever failed: {exc}"))
     except Exception as exc:
-        message = str(exc) if isinstance(exc, KgragError) else f"{type(exc).__name__}: {exc}"
-        result = RetrievalResult(signal, (), StageStatus("failed", f"{signal} retriever raised {message}"))
+        log.exception("%s retriever raised %s", signal, type(exc).__name__)
+        result = RetrievalResult(signal, (), StageStatus(
+            "failed", f"{signal} retriever failed unexpectedly ({type(exc).__name__}); the server log has the details"))
     return result, time.perf_counter() - t0
+
+
+def _raise_if_all_failed(results: Mapping[str, tuple[RetrievalResult, float]], *, database_down: bool) -> None:
+    """Every retriever that tried failed: no evidence was looked at, so neither an answer nor a refusal."""
+    statuses = {s: r.status for s, (r, _) in results.items()}
+    tried = {s: st for s, st in statuses.items() if st.state != "skipped"}
+    if not tried or any(st.state != "failed" for st in tried.values()):
+        return
+    outage = database_down
+    raise RetrievalFailedError(
+        f"every retriever failed ({', '.join(tried)})" + ("; the database is unavailable" if outage else ""),
+        fix="retry shortly; if it persists, check `kgrag doctor` and the server log" if outage
+        else "check `kgrag doctor` and the server log, or ask with other --signals",
+        details={"stages": {s: {"state": st.state, "reason": st.reason} for s, st in statuses.items()}},
+    )
 
 
 def _rerank_text(chunk: ChunkRecord) -> str:
@@ -256,12 +282,17 @@ def _graph_retriever(rt: Runtime) -> tuple[Retriever | None, StageStatus]:
         if exc.name == "retrieval.graph":
             return None, StageStatus("skipped", "the graph retriever is not part of this installation yet "
                                                 "(retrieval/graph.py is missing)")
-        return None, StageStatus("failed", f"the graph retriever could not be imported ({exc})")
+        log.exception("the graph retriever could not be imported")
+        return None, StageStatus("failed", f"the graph retriever could not be imported (missing module {exc.name})")
     except Exception as exc:
-        return None, StageStatus("failed", f"the graph retriever could not be imported ({type(exc).__name__}: {exc})")
+        log.exception("the graph retriever could not be imported")
+        return None, StageStatus("failed", f"the graph retriever could not be imported ({type(exc).__name__}); "
+                                           "the server log has the details")
     try:
         return module.build_graph_retriever(rt), StageStatus.ran()
     except KgragError as exc:
         return None, StageStatus("skipped", f"graph retriever unavailable: {exc}")
     except Exception as exc:
-        return None, StageStatus("failed", f"graph retriever could not be built ({type(exc).__name__}: {exc})")
+        log.exception("the graph retriever could not be built")
+        return None, StageStatus("failed", f"graph retriever could not be built ({type(exc).__name__}); "
+                                           "the server log has the details")
