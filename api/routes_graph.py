@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import tempfile
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -12,6 +13,8 @@ from api.deps import Authorized, Resources, ResourcesDep
 from api.jobs import Job
 from api.schemas import JobOut
 from core.errors import GraphMissingError
+
+log = logging.getLogger("kgrag.api")
 
 router = APIRouter(prefix="/v1", tags=["graph"], dependencies=[Authorized])
 
@@ -31,9 +34,8 @@ def _build(res: Resources, rebuild: bool) -> dict[str, Any]:
     settings = rt.settings
     report = build_graph(GraphStore(rt.db), settings.graph, settings.graph_path, load_spacy(settings.graph.spacy_model),
                          rebuild=rebuild)
-    out = {name: getattr(report, name) for name in report.__dataclass_fields__}
-    out["path"] = str(report.path)
-    return out
+    log.info("graph build wrote %s", report.path)  # the server's file layout stays in its log, not the job result
+    return {name: getattr(report, name) for name in report.__dataclass_fields__ if name != "path"}
 
 
 @router.post("/graph/build", status_code=202, response_model=JobOut)

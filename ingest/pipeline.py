@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from core.errors import ConfigError, IngestError
+from core.errors import ConfigError, DatabaseUnavailableError, IngestError, KgragError
 from core.models import Embedder
 from core.runtime import Runtime
 from core.settings import ChunkingSettings, EmbeddingSettings, IngestSettings
@@ -24,6 +25,7 @@ from ingest.chunking import Chunker
 from ingest.loaders import discover, load_file
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -139,7 +141,8 @@ class Ingestor:
             try:
                 drafts = self.chunker.chunk_pages(item.pages)
             except Exception as exc:  # a chunking bug must not sink the batch
-                report.failed.append((item.source, f"chunking failed ({exc})"))
+                log.exception("chunking %s failed", item.source)
+                report.failed.append((item.source, f"chunking failed ({type(exc).__name__}; see the log)"))
                 continue
             finally:
                 report.stage_seconds["chunk"] += time.perf_counter() - t0
@@ -165,8 +168,14 @@ class Ingestor:
             t1 = time.perf_counter()
             try:
                 report.record(doc.source, self.store.write_document(doc, drafts, vecs, ingest_key=self.ingest_key))
+            except DatabaseUnavailableError:
+                raise  # an outage, not a bad document: the caller reports it once (503), not per file
+            except KgragError as exc:
+                report.failed.append((doc.source, f"could not store it ({exc})"))
             except Exception as exc:
-                report.failed.append((doc.source, f"could not store it ({type(exc).__name__}: {exc})"))
+                # The driver's text (SQL, server paths) goes to the log; the report is shown to clients.
+                log.exception("storing %s failed", doc.source)
+                report.failed.append((doc.source, f"could not store it ({type(exc).__name__}; see the log)"))
             finally:
                 report.stage_seconds["write"] += time.perf_counter() - t1
             if on_file:
