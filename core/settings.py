@@ -153,6 +153,11 @@ class ApiSettings(BaseModel):
     cors_origins: list[str] = Field(default_factory=list)
     max_question_chars: int = Field(default=2000, ge=1)
     max_top_k: int = Field(default=50, ge=1)
+    max_filters: int = Field(
+        default=256, ge=1,
+        description="Most filter values one query may carry (document ids + sources + metadata pairs); each is "
+                    "a SQL parameter, and thousands cost seconds or exceed the driver's limit.",
+    )
     max_upload_bytes: int = Field(default=50 * 1024 * 1024, ge=1)
 
 

@@ -24,7 +24,9 @@ SUPPORTED_SUFFIXES: dict[str, str] = {
     ".htm": "text/html",
 }
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+"""C0 and C1 controls but tab and newline: NUL (Postgres refuses it) and terminal commands (ESC, CSI)."""
+_ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def content_hash(data: bytes) -> str:
@@ -32,8 +34,25 @@ def content_hash(data: bytes) -> str:
 
 
 def clean_text(text: str) -> str:
-    """Drop control characters (Postgres refuses NUL) and normalise line endings."""
+    """Drop control characters (Postgres refuses NUL; ESC sequences drive terminals) and normalise line endings."""
     return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def clean_title(text: str) -> str:
+    """A title is one line shown in tables and terminals: whitespace folded, controls dropped."""
+    return " ".join(_ANY_CONTROL.sub("", " ".join(text.split())).split())
+
+
+def escape_controls(text: str) -> str:
+    """Every C0/C1 control spelled out as ``\\xNN``: printable, and distinct names stay distinct."""
+    return _ANY_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def control_char(text: str, *, allow_whitespace: bool = False) -> str | None:
+    """The first C0/C1 control character in ``text`` (tab, newline and CR allowed if asked), or None."""
+    for match in (_CONTROL if allow_whitespace else _ANY_CONTROL).finditer(text):
+        return match.group()
+    return None
 
 
 def decode_text(data: bytes, source: str) -> tuple[str, dict[str, str]]:
@@ -67,7 +86,9 @@ def load_file(path: Path, *, max_bytes: int | None = None) -> LoadedDocument:
         data = path.read_bytes()
     except OSError as exc:
         raise IngestError(f"cannot read {path} ({exc.strerror or exc})", fix="check the path and permissions") from exc
-    return load_bytes(data, source=str(path.resolve()), suffix=suffix, default_title=path.stem)
+    # The path becomes the source, shown in every listing: its controls are spelled out (still one
+    # source per file, the same on every run), never stored raw.
+    return load_bytes(data, source=escape_controls(str(path.resolve())), suffix=suffix, default_title=path.stem)
 
 
 def load_bytes(data: bytes, *, source: str, suffix: str, default_title: str) -> LoadedDocument:
@@ -84,7 +105,7 @@ def load_bytes(data: bytes, *, source: str, suffix: str, default_title: str) -> 
     if not pages:
         raise IngestError(f"{source} has no extractable text", fix="check the file has text content")
     return LoadedDocument(
-        source=source, title=(title or default_title).strip()[:500] or default_title, mime_type=mime,
+        source=source, title=clean_title(title or "")[:500] or clean_title(default_title) or source, mime_type=mime,
         pages=pages, content_hash=content_hash(data), metadata=meta,
     )
 
@@ -95,7 +116,7 @@ def load_text(text: str, *, source: str, title: str, metadata: dict[str, object]
     if not cleaned:
         raise IngestError(f"{source} is empty", fix="nothing to ingest; send some text")
     return LoadedDocument(
-        source=source, title=title.strip() or source, mime_type="text/plain", pages=(Page(cleaned, None),),
+        source=source, title=clean_title(title) or source, mime_type="text/plain", pages=(Page(cleaned, None),),
         content_hash=content_hash((title + "\x1f" + cleaned).encode()), metadata=dict(metadata or {}),
     )
 

@@ -88,7 +88,11 @@ def test_file_names_with_control_characters_are_ingested(runtime: Runtime, tmp_p
     odd.write_text("# Odd\n\nA file with a strange name about Tallinn.")
     report = ingestor_for(runtime).ingest_paths([tmp_path])
     assert len(report.added) == 1 and not report.failed
-    assert runtime.store.list_documents()[0].source == str(odd.resolve())
+    doc = runtime.store.list_documents()[0]
+    # Stored spelled out, never raw: a listing must not turn red (or clear the screen) on a file's name.
+    assert doc.source == str(odd.resolve()).replace("\t", "\\x09").replace("\x1b", "\\x1b")
+    assert doc.title == "Odd"
+    assert ingestor_for(runtime).ingest_paths([tmp_path]).unchanged == [doc.source]  # same source next time
 
 
 def test_the_same_document_written_twice_at_once_is_stored_once(runtime: Runtime) -> None:
