@@ -101,6 +101,20 @@ def evidence_chunk_ids(g: nx.Graph, per_node: int = EVIDENCE_PER_NODE) -> list[i
     return sorted(ids)
 
 
+_SCRIPT_UNSAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                                "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def script_safe_json(value: Any) -> str:
+    """JSON that can sit inside <script> whatever its strings hold.
+
+    Escaping only ``</`` is not enough: ``<!--<script>`` puts the HTML parser in the "script data
+    double escaped" state, where the real ``</script>`` no longer ends the element and the whole
+    view is blank. With <, > and & as \\u escapes no markup can appear; U+2028/9 for old JS parsers.
+    """
+    return json.dumps(value, sort_keys=True, ensure_ascii=False).translate(_SCRIPT_UNSAFE)
+
+
 def write_html(g: nx.Graph, path: Path, chunk_texts: dict[int, tuple[str, str, str]]) -> None:
     """One file: the template from kg/assets with this graph's nodes, edges and evidence inlined."""
     nodes = []
@@ -118,6 +132,6 @@ def write_html(g: nx.Graph, path: Path, chunk_texts: dict[int, tuple[str, str, s
     ]
     evidence = {str(cid): {"title": t, "source": s, "text": text} for cid, (t, s, text) in sorted(chunk_texts.items())}
     payload = {"nodes": nodes, "edges": edges, "chunks": evidence, "manifest": g.graph.get("manifest", {})}
-    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).replace("</", "<\\/")
+    blob = script_safe_json(payload)
     template = resources.files("kg").joinpath("assets/graph_view.html").read_text(encoding="utf-8")
     path.write_text(template.replace("/*__GRAPH_DATA__*/null", blob), encoding="utf-8")

@@ -123,3 +123,47 @@ def test_graphml_export_survives_characters_xml_cannot_hold(tmp_path: Path) -> N
     back = nx.read_graphml(tmp_path / "odd.graphml")
     assert back.number_of_nodes() == 2 and back.number_of_edges() == 1
     assert back.nodes["plain"]["name"] == "Plain"
+
+
+HOSTILE = ["<!--<script>", "</script><script>document.body.innerHTML=''</script>", "<!-- a & b > c",
+           "]]><![CDATA[", "line\u2028sep\u2029arator", "&lt;amp&gt; & <b>bold</b>"]
+
+
+def test_html_view_embeds_hostile_text_escaped(tmp_path: Path) -> None:
+    from kg.export import write_html
+
+    g = _hostile_graph()
+    page = tmp_path / "hostile.html"
+    write_html(g, page, {1: ("<!--<script>", "<script>src", "<!--<script> text </script> & more")})
+    blob = page.read_text().split("const DATA = ", 1)[1].split(";\nconst COLORS", 1)[0]
+    assert not any(ch in blob for ch in "<>&"), "the embedded JSON must not hold <, > or & raw"
+    assert "\\u003c!--\\u003cscript\\u003e" in blob and "\\u0026" in blob
+    assert json.loads(blob)["nodes"][0]["name"] in HOSTILE  # still the same data once parsed
+
+
+def _hostile_graph() -> nx.Graph:
+    g = nx.Graph(manifest={"format": "kgrag-graph/1"})
+    for i, name in enumerate(HOSTILE):
+        g.add_node(f"n{i}", name=name, label="ORG", aliases=[name], chunks=[[1, 1]], pagerank=0.1, mentions=1)
+    for i in range(1, len(HOSTILE)):
+        g.add_edge("n0", f"n{i}", weight=1, relations=[{"label": "<!--", "chunks": [1]}])
+    return g
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs chromium (apt-get install -y chromium)")
+def test_html_view_with_hostile_names_is_drawn_in_headless_chromium(tmp_path: Path) -> None:
+    from kg.export import write_html
+
+    page = tmp_path / "hostile.html"
+    write_html(_hostile_graph(), page, {1: ("<!--<script>", "<!--", "<!--<script> evidence </script>")})
+    with tempfile.TemporaryDirectory() as profile:
+        dom = subprocess.run(
+            [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={profile}", "--window-size=1200,800", "--dump-dom", page.as_uri()],
+            capture_output=True, text=True, timeout=120, check=False,
+        )
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    drawn = re.search(r'data-drawn-nodes="(\d+)"', dom.stdout)
+    assert drawn, dom.stdout[:1000]
+    assert int(drawn.group(1)) == len(HOSTILE)
