@@ -40,6 +40,10 @@ app.command("ask")(ask)
 @handle_errors
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders (searched recursively).")],
+    follow_outside_links: Annotated[bool, typer.Option(
+        "--follow-outside-links",
+        help="Also ingest what links inside a folder point to outside it (skipped by default, with a message).",
+    )] = False,
 ) -> None:
     """Ingest PDF, Markdown, text and HTML files into the store.
 
@@ -56,6 +60,7 @@ def ingest(
                 paths,
                 on_total=lambda n: progress.update(task, total=n),
                 on_file=lambda _src: progress.advance(task),
+                follow_outside_links=follow_outside_links,
             )
     table = Table(title="ingest summary")
     for col in ("outcome", "files"):
@@ -64,10 +69,14 @@ def ingest(
     table.add_row("replaced", str(len(report.replaced)))
     table.add_row("unchanged (skipped)", str(len(report.unchanged)))
     table.add_row("failed", str(len(report.failed)))
+    if report.skipped:
+        table.add_row("skipped links", str(len(report.skipped)))
     console.print(table)
     console.print(f"{report.chunks_written} chunks written")
     for source, reason in report.failed:
         err_console.print(f"[red]failed:[/] {source}: {reason}")
+    for source, reason in report.skipped:
+        err_console.print(f"[yellow]skipped:[/] {source}: {reason}")
     if report.failed and not (report.added or report.replaced or report.unchanged):
         raise typer.Exit(1)
 

@@ -192,16 +192,59 @@ _LOADERS: dict[str, Callable[[bytes, str], _Loaded]] = {
 }
 
 
-def discover(paths: list[Path]) -> tuple[list[Path], list[tuple[str, str]]]:
-    """Expand folders into supported files (sorted, recursive). Returns files and (path, reason) misses."""
+OUTSIDE_LINK_FLAG = "--follow-outside-links"
+
+
+def discover(paths: list[Path], *, follow_outside_links: bool = False
+             ) -> tuple[list[Path], list[tuple[str, str]], list[tuple[str, str]]]:
+    """Expand folders into supported files (sorted, recursive, hidden entries left out).
+
+    Returns files, (path, reason) misses, and (path, reason) links skipped because they resolve
+    outside the folder being ingested: `kgrag ingest DIR` must not pick up /etc/passwd through a
+    link someone left in DIR. ``follow_outside_links`` (the CLI's --follow-outside-links) follows
+    them, folders included, each real folder once. A path named explicitly is always taken.
+    """
     files: list[Path] = []
     missing: list[tuple[str, str]] = []
+    skipped: list[tuple[str, str]] = []
     for p in paths:
         if p.is_dir():
-            files.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUPPORTED_SUFFIXES
-                                and not any(part.startswith(".") for part in f.relative_to(p).parts)))
+            found: list[Path] = []
+            _walk(p, follow_outside_links, found, skipped)
+            files.extend(sorted(found))
         elif p.is_file():
             files.append(p)
         else:
             missing.append((str(p), "no such file or folder"))
-    return files, missing
+    return files, missing, skipped
+
+
+def _walk(root: Path, follow_outside: bool, files: list[Path], skipped: list[tuple[str, str]]) -> None:
+    base = root.resolve()
+    seen = {base}
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = sorted(folder.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            link = entry.is_symlink()
+            real = entry.resolve() if link else None
+            outside = real is not None and real != base and base not in real.parents
+            if entry.is_dir():
+                if outside and not follow_outside:
+                    skipped.append((str(entry), f"a link to a folder outside {root}: not followed "
+                                                f"(pass {OUTSIDE_LINK_FLAG} to follow it)"))
+                elif (real or entry.resolve()) not in seen:
+                    seen.add(real or entry.resolve())
+                    stack.append(entry)
+            elif entry.is_file() and entry.suffix.lower() in SUPPORTED_SUFFIXES:
+                if outside and not follow_outside:
+                    skipped.append((str(entry), f"a link to a file outside {root}: skipped "
+                                                f"(pass {OUTSIDE_LINK_FLAG} to ingest it)"))
+                else:
+                    files.append(entry)

@@ -34,6 +34,8 @@ class IngestReport:
     replaced: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    """Links leading outside an ingested folder, with why and how to include them."""
     chunks_written: int = 0
     document_ids: dict[str, int] = field(default_factory=dict)
     stage_seconds: dict[str, float] = field(
@@ -93,9 +95,10 @@ class Ingestor:
         return cls(rt.store, rt.checked_embedder(), s.chunking, s.embedding, s.ingest)
 
     def ingest_paths(self, paths: Sequence[Path], *, on_file: Progress | None = None,
-                     on_total: Callable[[int], None] | None = None) -> IngestReport:
-        files, missing = discover(list(paths))
-        report = IngestReport(failed=list(missing))
+                     on_total: Callable[[int], None] | None = None, follow_outside_links: bool = False
+                     ) -> IngestReport:
+        files, missing, skipped = discover(list(paths), follow_outside_links=follow_outside_links)
+        report = IngestReport(failed=list(missing), skipped=skipped)
         if on_total:
             on_total(len(files))
 

@@ -124,3 +124,31 @@ def test_binary_content_named_txt_is_refused(runtime: Runtime, tmp_path: Path, p
     report = ingestor_for(runtime).ingest_paths([tmp_path])
     assert "binary" in failures(report)["blob.txt"]
     assert runtime.store.list_documents() == []
+
+
+def test_links_leading_outside_the_folder_are_skipped_unless_allowed(runtime: Runtime, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("The vault code is 4711.")
+    (outside / "nested").mkdir()
+    (outside / "nested" / "more.md").write_text("# More\n\nAnother secret about Tallinn.")
+    folder = tmp_path / "corpus"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "own.md").write_text("# Own\n\nLumen Robotics builds robots.")
+    (folder / "sub" / "alias.md").symlink_to(folder / "own.md")  # a link that stays inside: fine
+    (folder / "passwd.txt").symlink_to(outside / "secret.txt")
+    (folder / "linked_dir").symlink_to(outside / "nested", target_is_directory=True)
+
+    report = ingestor_for(runtime).ingest_paths([folder])
+    sources = {d.source for d in runtime.store.list_documents()}
+    assert not any("secret" in s or "more.md" in s or "passwd" in s for s in sources), sources
+    assert {Path(s).name for s in sources} == {"own.md"}  # the inside link is the same file
+    skipped = dict(report.skipped)
+    assert set(skipped) == {str(folder / "passwd.txt"), str(folder / "linked_dir")}
+    assert all("outside" in why and "--follow-outside-links" in why for why in skipped.values())
+    assert not report.failed
+
+    allowed = ingestor_for(runtime).ingest_paths([folder], follow_outside_links=True)
+    assert not allowed.skipped and len(allowed.added) >= 1
+    names = {Path(d.source).name for d in runtime.store.list_documents()}
+    assert names == {"own.md", "secret.txt", "more.md"}
