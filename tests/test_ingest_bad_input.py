@@ -152,3 +152,12 @@ def test_links_leading_outside_the_folder_are_skipped_unless_allowed(runtime: Ru
     assert not allowed.skipped and len(allowed.added) >= 1
     names = {Path(d.source).name for d in runtime.store.list_documents()}
     assert names == {"own.md", "secret.txt", "more.md"}
+
+
+def test_nul_bytes_after_the_first_8_kib_are_refused_as_binary(runtime: Runtime, tmp_path: Path) -> None:
+    hidden = tmp_path / "hidden.txt"
+    hidden.write_bytes(b"Plain words about Tallinn. " * 400 + b"\x00\x01\x02ELF" * 100)  # NULs start past 10 KB
+    report = ingestor_for(runtime).ingest_paths([hidden])
+    assert not report.added and len(report.failed) == 1
+    assert "binary" in report.failed[0][1]
+    assert runtime.store.list_documents() == []
