@@ -16,6 +16,7 @@ from api.cli_query import query
 from api.cli_serve import serve
 from api.doctor import run_checks
 from ingest.pipeline import Ingestor
+from retrieval.maintenance import delete_document_everywhere
 
 app = typer.Typer(
     name="kgrag",
@@ -108,12 +109,12 @@ def documents_list(
 def documents_delete(
     document_id: Annotated[int, typer.Argument(help="The id shown by `kgrag documents list`.")],
 ) -> None:
-    """Delete a document and everything derived from it (chunks, graph evidence).
+    """Delete a document and everything derived from it (chunks, graph evidence, its words in the BM25 index).
 
     Example:  kgrag documents delete 3
     """
     with runtime() as rt:
-        record = rt.store.delete_document(document_id)
+        record = delete_document_everywhere(rt, document_id)
     console.print(f"deleted document {record.id} ({record.source}, {record.chunk_count} chunks)")
 
 

@@ -150,7 +150,7 @@ def export(
         path = rt.settings.graph_path
         if not path.exists():
             raise GraphMissingError(f"no graph file at {path}", fix="run `kgrag graph build` first")
-        g = read_networkx(path)
+        g = ex.live_view(read_networkx(path), rt.store)  # nothing from a document deleted since the build
         if fmt is ExportFormat.html and entity is None and top is None and g.number_of_nodes() > ex.HTML_DEFAULT_TOP:
             top = ex.HTML_DEFAULT_TOP
             console.print(f"HTML view limited to the top {top} entities by {by.value} (pass --top to change)")

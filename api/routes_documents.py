@@ -25,6 +25,7 @@ from api.schemas import DocumentList, DocumentOut, IngestOut, TextDocumentIn
 from core.errors import IngestError, InvalidInputError
 from core.types import LoadedDocument
 from ingest.loaders import SUPPORTED_SUFFIXES, clean_title, content_hash, control_char, load_bytes, load_text
+from retrieval.maintenance import delete_document_everywhere
 
 router = APIRouter(prefix="/v1/documents", tags=["documents"], dependencies=[Authorized])
 
@@ -204,5 +205,6 @@ def get_document(document_id: int, res: ResourcesDep) -> DocumentOut:
 
 @router.delete("/{document_id}", response_model=DocumentOut)
 def delete_document(document_id: int, res: ResourcesDep) -> DocumentOut:
-    """Deletes the document, its chunks and (by cascade) its graph evidence; returns what was deleted."""
-    return DocumentOut.of(res.runtime.store.delete_document(document_id))
+    """Deletes the document, its chunks, its graph evidence and the entities only it mentioned, and the
+    BM25 index holding its words; returns what was deleted."""
+    return DocumentOut.of(delete_document_everywhere(res.runtime, document_id))

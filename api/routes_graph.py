@@ -64,7 +64,7 @@ def _export(res: Resources, fmt: str, entity: str | None, hops: int, top: int | 
     if not path.exists():
         raise GraphMissingError("no graph has been built yet",  # the server's file layout is not the client's business
                                 fix="start a build with POST /v1/graph/build, then poll its job")
-    g = read_networkx(path)
+    g = ex.live_view(read_networkx(path), res.runtime.store)  # nothing from a document deleted since the build
     if fmt == "html" and entity is None and top is None and g.number_of_nodes() > ex.HTML_DEFAULT_TOP:
         top = ex.HTML_DEFAULT_TOP
     sub = ex.subgraph(g, entity=entity, hops=hops, top=top, by=by)

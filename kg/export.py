@@ -17,6 +17,7 @@ import networkx as nx
 from rapidfuzz import process
 
 from core.errors import NotFoundError
+from core.store import Store
 from kg.canonical import canonical_name, entity_key
 
 Ranking = Literal["degree", "pagerank"]
@@ -37,6 +38,43 @@ def find_entity(g: nx.Graph, name: str) -> str:
     close = [m[0] for m in process.extract(name, list(names), limit=3)] if names else []
     raise NotFoundError(f"no entity named {name!r} in the graph",
                         fix=f"try one of {close}" if close else "build the graph first: kgrag graph build")
+
+
+def graph_chunk_ids(g: nx.Graph) -> set[int]:
+    """Every chunk the graph cites as evidence, on nodes and on edges."""
+    ids = {int(c) for _, chunks in g.nodes(data="chunks") for c, _ in chunks or ()}
+    ids.update(int(c) for _, _, rels in g.edges(data="relations") for r in rels or () for c in r.get("chunks", ()))
+    return ids
+
+
+def live_only(g: nx.Graph, live: set[int]) -> nx.Graph:
+    """The graph as if built from the live chunks only: a file built before a delete still names the
+    deleted document's entities until the next build, and no export may show them.
+
+    Entities and relations are dropped when none of their evidence chunks is live; the rest keep
+    only their live evidence. (Aliases and counts are not traced per chunk, so they stay as built.)
+    """
+    out = nx.Graph()
+    out.graph.update(g.graph)
+    for node, data in g.nodes(data=True):
+        chunks = [cn for cn in data.get("chunks") or () if int(cn[0]) in live]
+        if chunks:
+            out.add_node(node, **{**data, "chunks": chunks})
+    for a, b, data in g.edges(data=True):
+        if a not in out or b not in out:
+            continue
+        rels = [{**r, "chunks": kept} for r in data.get("relations") or ()
+                if (kept := [c for c in r.get("chunks", ()) if int(c) in live])]
+        if rels or not data.get("relations"):
+            out.add_edge(a, b, **{**data, "relations": rels})
+    return out
+
+
+def live_view(g: nx.Graph, store: Store) -> nx.Graph:
+    """``g`` unless documents changed since it was built; then only what live chunks still support."""
+    if g.graph.get("manifest", {}).get("corpus_version") == store.corpus_version():
+        return g
+    return live_only(g, store.live_chunk_ids(sorted(graph_chunk_ids(g))))
 
 
 def subgraph(g: nx.Graph, *, entity: str | None = None, hops: int = 1, top: int | None = None,
