@@ -48,9 +48,10 @@ class Embedder:
     queueing behind one another's forward passes; a lone query still runs alone, at once.
     """
 
-    def __init__(self, model: Any, name: str) -> None:
+    def __init__(self, model: Any, name: str, *, yield_every: int = 8) -> None:
         self.model = model
         self.name = name
+        self.yield_every = yield_every
         get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         self.dim = int(get_dim())
         self.max_tokens = int(model.max_seq_length)
@@ -78,16 +79,18 @@ class Embedder:
     def encode(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
         """L2-normalised float32 embeddings, shape (len(texts), dim).
 
-        The model is taken one batch at a time, and queries waiting for it go first: a document of
-        thousands of chunks used to hold the lock for minutes while every query queued behind it.
+        The model is taken one batch at a time (at most ``yield_every`` texts), and queries waiting
+        for it go first: a document of thousands of chunks used to hold the lock for minutes while
+        every query queued behind it.
         """
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(texts), batch_size):
+        step = max(1, min(batch_size, self.yield_every))
+        for start in range(0, len(texts), step):
             self._let_queries_go_first()
             with self._lock:
-                out[start : start + batch_size] = self._encode_locked(texts[start : start + batch_size], batch_size)
+                out[start : start + step] = self._encode_locked(texts[start : start + step], step)
         return out
 
     def _let_queries_go_first(self) -> None:
@@ -155,4 +158,4 @@ def load_embedder(settings: EmbeddingSettings) -> Embedder:
             f"{PACKAGED_EMBEDDING_MODEL!r}",
         ) from exc
     model.eval()
-    return Embedder(model, settings.model)
+    return Embedder(model, settings.model, yield_every=settings.yield_every)

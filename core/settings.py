@@ -49,6 +49,11 @@ class EmbeddingSettings(BaseModel):
         f"or {PACKAGED_EMBEDDING_MODEL!r} for the offline packaged all-MiniLM-L6-v2.",
     )
     batch_size: int = Field(default=64, ge=1)
+    yield_every: int = Field(
+        default=8, ge=1,
+        description="Texts a bulk (ingest) encode embeds before queued queries get the model: smaller keeps query "
+                    "latency flat during a large upload, larger gives ingestion a little more throughput.",
+    )
     device: str = "cpu"
 
 
