@@ -44,7 +44,8 @@ _SUBJECTS = ["the Skua drone", "Polar Cells", "Tomas Berg", "Lumen Robotics", "A
              "the Bergen Marine Institute", "Northwind Dynamics", "Tallinn", "Ingrid Halvorsen", "Samuel Okafor",
              "warehouse automation", "the Kelpie", "the soak kiln"]
 _ASKS = ["Who designed {s}, per report {n}?", "Where is {s} based, according to note {n}?",
-         "What did {s} do in {y}, item {n}?", "How is {s} connected to {t} in file {n}?", "Which company worked with {s} on project {n}?",
+         "What did {s} do in {y}, item {n}?", "How is {s} connected to {t} in file {n}?",
+         "Which company worked with {s} on project {n}?",
          "Tell me about {s} and {t} (case {n})", "When did {s} first appear in record {n} from {y}?"]
 
 
