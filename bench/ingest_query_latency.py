@@ -133,7 +133,7 @@ def main() -> None:
     parser.add_argument("--size-mb", type=float, default=2.0, help="size of the uploaded document (issue: 50)")
     parser.add_argument("--one-line", action="store_true", help="no paragraph breaks in the document")
     parser.add_argument("--idle-queries", type=int, default=60)
-    parser.add_argument("--interval", type=float, default=0.25, help="seconds between queries (open loop)")
+    parser.add_argument("--interval", type=float, default=1.0, help="seconds between queries (open loop)")
     args = parser.parse_args()
     print(json.dumps(run(args.size_mb, args.one_line, args.idle_queries, args.interval), indent=2))
 
