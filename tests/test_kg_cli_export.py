@@ -155,7 +155,7 @@ def _hostile_graph() -> nx.Graph:
     for i, name in enumerate(HOSTILE):
         g.add_node(f"n{i}", name=name, label="ORG", aliases=[name], chunks=[[1, 1]], pagerank=0.1, mentions=1)
     for i in range(1, len(HOSTILE)):
-        g.add_edge("n0", f"n{i}", weight=1, relations=[{"label": "<!--", "chunks": [1]}])
+        g.add_edge("n0", f"n{i}", weight=1, relations=[{"label": "<!--", "weight": 1, "chunks": [1]}])
     return g
 
 
