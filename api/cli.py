@@ -17,6 +17,7 @@ from api.cli_query import query
 from api.cli_serve import serve
 from api.doctor import run_checks
 from ingest.pipeline import Ingestor
+from retrieval.maintenance import delete_document_everywhere
 
 app = typer.Typer(
     name="kgrag",
@@ -43,6 +44,10 @@ def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders (searched recursively).")],
     allow_duplicates: Annotated[bool, typer.Option(
         "--allow-duplicates", help="Store a file even when another stored file has the same bytes.")] = False,
+    follow_outside_links: Annotated[bool, typer.Option(
+        "--follow-outside-links",
+        help="Also ingest what links inside a folder point to outside it (skipped by default, with a message).",
+    )] = False,
 ) -> None:
     """Ingest PDF, Word (.docx), Markdown, text, HTML and CSV files into the store.
 
@@ -62,6 +67,7 @@ def ingest(
                 paths,
                 on_total=lambda n: progress.update(task, total=n),
                 on_file=lambda _src: progress.advance(task),
+                follow_outside_links=follow_outside_links,
             )
     table = Table(title="ingest summary")
     for col in ("outcome", "files"):
@@ -70,7 +76,7 @@ def ingest(
     table.add_row("replaced", str(len(report.replaced)))
     table.add_row("unchanged (skipped)", str(len(report.unchanged)))
     table.add_row("duplicate (skipped)", str(len(report.duplicates)))
-    table.add_row("other type (skipped)", str(len(report.skipped)))
+    table.add_row("other type or outside link (skipped)", str(len(report.skipped)))
     table.add_row("failed", str(len(report.failed)))
     console.print(table)
     console.print(f"{report.chunks_written} chunks written")
@@ -119,12 +125,12 @@ def documents_list(
 def documents_delete(
     document_id: Annotated[int, typer.Argument(help="The id shown by `kgrag documents list`.")],
 ) -> None:
-    """Delete a document and everything derived from it (chunks, graph evidence).
+    """Delete a document and everything derived from it (chunks, graph evidence, its words in the BM25 index).
 
     Example:  kgrag documents delete 3
     """
     with runtime() as rt:
-        record = rt.store.delete_document(document_id)
+        record = delete_document_everywhere(rt, document_id)
     console.print(f"deleted document {record.id} ({record.source}, {record.chunk_count} chunks)")
 
 

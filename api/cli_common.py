@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -19,13 +20,31 @@ from pydantic_settings import SettingsError
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from core.errors import KgragError
 from core.runtime import Runtime
 from core.settings import Settings
 
-console = Console()
-err_console = Console(stderr=True)
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """C0/C1 controls shown as escapes (``\\x1b``): stored text must never clear the screen or retitle the window."""
+    return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+class SafeConsole(Console):
+    """Every string printed, table cells included, passes through render_str: one place to make it printable.
+
+    Rich's own styling is added after this, so colours still work; only the text's controls are escaped."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return super().render_str(printable(text), **kwargs)
+
+
+console = SafeConsole()
+err_console = SafeConsole(stderr=True)
 
 P = ParamSpec("P")
 R = TypeVar("R")

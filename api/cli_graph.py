@@ -152,17 +152,17 @@ def export(
         path = rt.settings.graph_path
         if not path.exists():
             raise GraphMissingError(f"no graph file at {path}", fix="run `kgrag graph build` first")
+        g = ex.live_view(read_networkx(path), rt.store)  # nothing from a document deleted since the build
         if fmt is ExportFormat.html:
             from api.ui_export import static_page, static_views
-            from kg.index import load_graph
+            from kg.index import loaded_view
 
-            payload = static_views(load_graph(path), GraphStore(rt.db).chunk_texts, entity=entity, hops=hops,
+            payload = static_views(loaded_view(g, path), GraphStore(rt.db).chunk_texts, entity=entity, hops=hops,
                                    top=top or ex.HTML_DEFAULT_TOP)
             output.write_text(static_page(payload), encoding="utf-8")
             console.print(f"wrote {output} (an overview of {len(payload['overview']['nodes'])} entities; "
                           f"neighbourhoods of {len(payload['entities'])})")
             return
-        g = read_networkx(path)
         sub = ex.subgraph(g, entity=entity, hops=hops, top=top, by=by.value)
         if fmt is ExportFormat.graphml:
             ex.write_graphml(sub, output)

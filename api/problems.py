@@ -58,7 +58,8 @@ def problem(status: int, detail: str, *, fix: str | None, kind: str, instance: s
 
 
 def problem_for(exc: KgragError, instance: str | None = None) -> dict[str, Any]:
-    return problem(exc.status_code, exc.message, fix=exc.fix, kind=_slug(type(exc).__name__), instance=instance)
+    return problem(exc.status_code, exc.message, fix=exc.fix, kind=_slug(type(exc).__name__), instance=instance,
+                   **exc.details)
 
 
 def problem_response(body: dict[str, Any], headers: dict[str, str] | None = None) -> JSONResponse:

@@ -24,7 +24,8 @@ from api.problems import RequestTooLargeError
 from api.schemas import DocumentList, DocumentOut, IngestOut, TextDocumentIn
 from core.errors import DuplicateDocumentError, IngestError, InvalidInputError
 from core.types import DocumentStatus, LoadedDocument
-from ingest.loaders import SUPPORTED_SUFFIXES, content_hash, load_bytes, load_text
+from ingest.loaders import SUPPORTED_SUFFIXES, clean_title, content_hash, control_char, load_bytes, load_text
+from retrieval.maintenance import delete_document_everywhere
 
 router = APIRouter(prefix="/v1/documents", tags=["documents"], dependencies=[Authorized])
 
@@ -72,11 +73,22 @@ def safe_filename(raw: str) -> str:
     return name
 
 
-def _refuse_nul(field: str, value: str) -> str:
-    """Postgres text and jsonb cannot hold NUL; refused here, the client learns which field, not a 500."""
-    if "\x00" in value:
+def _refuse_nul(field: str, value: str, *, allow_whitespace: bool = False) -> str:
+    """Postgres text and jsonb cannot hold NUL, and other C0/C1 controls (ESC, CSI, BEL) are terminal
+    commands once a listing prints them: refused here, and the client learns which field."""
+    bad = control_char(value, allow_whitespace=allow_whitespace)
+    if bad == "\x00":
         raise InvalidInputError(f"the {field} contains a NUL character", fix=f"remove NUL (\\u0000) from the {field}")
+    if bad is not None:
+        raise InvalidInputError(f"the {field} contains a control character (U+{ord(bad):04X})",
+                                fix=f"remove control characters from the {field}; only tab and newline are "
+                                "allowed, and only in titles and metadata values")
     return value
+
+
+def _title(value: str) -> str:
+    """Tabs and newlines in a title are folded to spaces (a title is one line); other controls are refused."""
+    return clean_title(_refuse_nul("title", value, allow_whitespace=True))
 
 
 def check_metadata(value: dict[str, Any]) -> dict[str, Any]:
@@ -87,7 +99,7 @@ def check_metadata(value: dict[str, Any]) -> dict[str, Any]:
     while stack:
         item, where = stack.pop()
         if isinstance(item, str):
-            _refuse_nul(where, item)
+            _refuse_nul(where, item, allow_whitespace=True)
         elif isinstance(item, float) and not math.isfinite(item):
             raise InvalidInputError(f"the {where} is {item}, which JSON storage cannot hold",
                                     fix="send a finite number, or the value as a string")
@@ -130,7 +142,7 @@ async def _from_multipart(request: Request, limit: int) -> LoadedDocument:
         raise InvalidInputError(f"the source has {len(source)} characters, over the limit of {MAX_SOURCE_CHARS}",
                                 fix="send a shorter source (it is the document's identity, not its content)")
     meta = _metadata(form.get("metadata"))
-    title = _refuse_nul("title", str(form.get("title") or "")).strip()
+    title = _title(str(form.get("title") or ""))
     doc = await run_in_threadpool(load_bytes, data, source=source, suffix=suffix, default_title=PurePath(name).stem)
     return replace(doc, title=title[:500] or doc.title, metadata={**doc.metadata, **meta})
 
@@ -144,10 +156,10 @@ async def _from_json(request: Request, limit: int) -> LoadedDocument:
     size = len(body.text.encode())
     if size > limit:
         raise _too_large(size, limit)
-    _refuse_nul("title", body.title)
+    title = _title(body.title)
     check_metadata(body.metadata)
     source = _refuse_nul("source", body.source or f"text:{content_hash(body.text.encode())[:16]}")
-    return load_text(body.text, source=source, title=body.title or source, metadata=body.metadata)
+    return load_text(body.text, source=source, title=title or source, metadata=body.metadata)
 
 
 def _ingest(res: Resources, doc: LoadedDocument, allow_duplicates: bool) -> IngestOut:
@@ -204,5 +216,6 @@ def get_document(document_id: int, res: ResourcesDep) -> DocumentOut:
 
 @router.delete("/{document_id}", response_model=DocumentOut)
 def delete_document(document_id: int, res: ResourcesDep) -> DocumentOut:
-    """Deletes the document, its chunks and (by cascade) its graph evidence; returns what was deleted."""
-    return DocumentOut.of(res.runtime.store.delete_document(document_id))
+    """Deletes the document, its chunks, its graph evidence and the entities only it mentioned, and the
+    BM25 index holding its words; returns what was deleted."""
+    return DocumentOut.of(delete_document_everywhere(res.runtime, document_id))

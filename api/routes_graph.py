@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import tempfile
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -12,6 +13,8 @@ from api.deps import Authorized, Resources, ResourcesDep
 from api.jobs import Job
 from api.schemas import JobOut
 from core.errors import GraphMissingError
+
+log = logging.getLogger("kgrag.api")
 
 router = APIRouter(prefix="/v1", tags=["graph"], dependencies=[Authorized])
 
@@ -31,9 +34,8 @@ def _build(res: Resources, rebuild: bool) -> dict[str, Any]:
     settings = rt.settings
     report = build_graph(GraphStore(rt.db), settings.graph, settings.graph_path, load_spacy(settings.graph.spacy_model),
                          rebuild=rebuild)
-    out = {name: getattr(report, name) for name in report.__dataclass_fields__}
-    out["path"] = str(report.path)
-    return out
+    log.info("graph build wrote %s", report.path)  # the server's file layout stays in its log, not the job result
+    return {name: getattr(report, name) for name in report.__dataclass_fields__ if name != "path"}
 
 
 @router.post("/graph/build", status_code=202, response_model=JobOut)
@@ -62,14 +64,14 @@ def _export(res: Resources, fmt: str, entity: str | None, hops: int, top: int | 
     if not path.exists():
         raise GraphMissingError("no graph has been built yet",  # the server's file layout is not the client's business
                                 fix="start a build with POST /v1/graph/build, then poll its job")
+    g = ex.live_view(read_networkx(path), res.runtime.store)  # nothing from a document deleted since the build
     if fmt == "html":  # the web UI's Graph page with its views inlined (api/ui_export.py)
         from api.ui_export import static_page, static_views
-        from kg.index import load_graph
+        from kg.index import loaded_view
 
-        payload = static_views(load_graph(path), GraphStore(res.runtime.db).chunk_texts, entity=entity, hops=hops,
-                               top=top or ex.HTML_DEFAULT_TOP)
+        payload = static_views(loaded_view(g, path), GraphStore(res.runtime.db).chunk_texts, entity=entity,
+                               hops=hops, top=top or ex.HTML_DEFAULT_TOP)
         return static_page(payload).encode()
-    g = read_networkx(path)
     sub = ex.subgraph(g, entity=entity, hops=hops, top=top, by=by)
     with tempfile.TemporaryDirectory(prefix="kgrag-export-") as tmp:
         out = Path(tmp) / f"graph.{fmt}"

@@ -28,6 +28,7 @@ from api.schemas import (
 )
 from core.errors import InvalidInputError, KgragError
 from core.settings import Settings
+from ingest.loaders import control_char
 from retrieval.answer import Answer
 from retrieval.answer.grounded import answer_stream, gate, grounded_answer
 from retrieval.gate import GateDecision
@@ -43,6 +44,16 @@ def check_limits(body: QueryRequest, settings: Settings) -> None:
     if len(body.question) > api.max_question_chars:
         raise InvalidInputError(f"the question has {len(body.question)} characters, over the limit of "
                                 f"{api.max_question_chars}", fix="shorten the question (api.max_question_chars)")
+    bad = control_char(body.question, allow_whitespace=True)
+    if bad is not None:
+        raise InvalidInputError(f"the question contains a control character (U+{ord(bad):04X})",
+                                fix="remove control characters from the question (tab and newline are fine)")
+    f = body.filters
+    count = len(f.document_ids) + len(f.sources) + len(f.metadata)
+    if count > api.max_filters:
+        raise InvalidInputError(f"the query has {count} filters, over the limit of {api.max_filters}",
+                                fix="filter on fewer values (e.g. one metadata key instead of many document ids), "
+                                "or raise KGRAG_API__MAX_FILTERS")
     if body.top_k is not None and body.top_k > api.max_top_k:
         raise InvalidInputError(f"top_k {body.top_k} is over the limit of {api.max_top_k}",
                                 fix=f"ask for at most {api.max_top_k} passages (api.max_top_k)")

@@ -9,12 +9,12 @@ so the file stays a few megabytes on any corpus.
 
 from __future__ import annotations
 
-import json
 from importlib import resources
 from typing import Any
 
 from api.routes_browse import ChunkTexts, entity_out, view_out
 from kg import browse
+from kg.export import script_safe_json
 from kg.index import LoadedGraph
 
 NEIGHBOURS = 40
@@ -55,7 +55,7 @@ def static_page(payload: dict[str, Any]) -> str:
     static = resources.files("api").joinpath("static")
     css = static.joinpath("app.css").read_text(encoding="utf-8")
     script = static.joinpath("app.js").read_text(encoding="utf-8")
-    blob = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    blob = script_safe_json(payload)  # <, >, & as \u escapes: a "<!--<script>" in a name cannot end the element
     script = script.replace("</script", "<\\/script")  # none today; a future bundle must not end the element
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>kgrag graph</title>\n'

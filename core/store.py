@@ -155,7 +155,15 @@ class Store:
         """Delete a document and everything derived from it (chunks, and by cascade graph evidence)."""
         with self.db.transaction() as conn:
             record = self._document(conn, document_id)
+            # The graph's entities this document mentioned: those no other chunk mentions go with it,
+            # now rather than at the next graph build, so no listing or export still names them.
+            entity_ids = [r[0] for r in conn.execute(
+                "SELECT DISTINCT m.entity_id FROM kg_mentions m JOIN chunks c ON c.id = m.chunk_id"
+                " WHERE c.document_id = %s", (document_id,)).fetchall()]
             conn.execute("DELETE FROM documents WHERE id = %s", (document_id,))
+            if entity_ids:
+                conn.execute("DELETE FROM kg_entities e WHERE e.id = ANY(%s)"
+                             " AND NOT EXISTS (SELECT 1 FROM kg_mentions m WHERE m.entity_id = e.id)", (entity_ids,))
             _bump_corpus_version(conn)
         return record
 
@@ -175,6 +183,14 @@ class Store:
             ).fetchall()
         hashes = {d.source: d.content_hash for d in docs}
         return {r[0]: (int(r[2]), int(r[3])) for r in rows if hashes.get(r[0]) == r[1]}
+
+    def live_chunk_ids(self, chunk_ids: Sequence[int]) -> set[int]:
+        """Which of these chunks still exist (derived files such as the graph may name deleted ones)."""
+        if not chunk_ids:
+            return set()
+        with self.db.connection() as conn:
+            rows = conn.execute("SELECT id FROM chunks WHERE id = ANY(%s)", (list(chunk_ids),)).fetchall()
+        return {int(r[0]) for r in rows}
 
     def corpus_version(self) -> int:
         with self.db.connection() as conn:

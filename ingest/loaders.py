@@ -26,7 +26,9 @@ SUPPORTED_SUFFIXES: dict[str, str] = {
     ".csv": "text/csv",
 }
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+"""C0 and C1 controls but tab and newline: NUL (Postgres refuses it) and terminal commands (ESC, CSI)."""
+_ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def content_hash(data: bytes) -> str:
@@ -34,15 +36,34 @@ def content_hash(data: bytes) -> str:
 
 
 def clean_text(text: str) -> str:
-    """Drop control characters (Postgres refuses NUL) and normalise line endings."""
+    """Drop control characters (Postgres refuses NUL; ESC sequences drive terminals) and normalise line endings."""
     return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def clean_title(text: str) -> str:
+    """A title is one line shown in tables and terminals: whitespace folded, controls dropped."""
+    return " ".join(_ANY_CONTROL.sub("", " ".join(text.split())).split())
+
+
+def escape_controls(text: str) -> str:
+    """Every C0/C1 control spelled out as ``\\xNN``: printable, and distinct names stay distinct."""
+    return _ANY_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def control_char(text: str, *, allow_whitespace: bool = False) -> str | None:
+    """The first C0/C1 control character in ``text`` (tab, newline and CR allowed if asked), or None."""
+    for match in (_CONTROL if allow_whitespace else _ANY_CONTROL).finditer(text):
+        return match.group()
+    return None
 
 
 def decode_text(data: bytes, source: str) -> tuple[str, dict[str, str]]:
     """UTF-8 (with or without BOM); anything else is decoded with replacement and flagged."""
-    if b"\x00" in data[:8192]:
+    # The whole file, not a prefix: a text header over binary content (NULs from byte 8193 on) was
+    # accepted with the NULs silently dropped. One memchr over the bytes, cheap next to embedding.
+    if (at := data.find(b"\x00")) >= 0:
         raise IngestError(
-            f"{source} looks binary (it contains NUL bytes), not text",
+            f"{source} looks binary (it contains NUL bytes, the first at byte {at}), not text",
             fix=f"check the file type; only {', '.join(sorted(SUPPORTED_SUFFIXES))} files are ingested",
         )
     try:
@@ -69,7 +90,9 @@ def load_file(path: Path, *, max_bytes: int | None = None) -> LoadedDocument:
         data = path.read_bytes()
     except OSError as exc:
         raise IngestError(f"cannot read {path} ({exc.strerror or exc})", fix="check the path and permissions") from exc
-    return load_bytes(data, source=str(path.resolve()), suffix=suffix, default_title=path.stem)
+    # The path becomes the source, shown in every listing: its controls are spelled out (still one
+    # source per file, the same on every run), never stored raw.
+    return load_bytes(data, source=escape_controls(str(path.resolve())), suffix=suffix, default_title=path.stem)
 
 
 def load_bytes(data: bytes, *, source: str, suffix: str, default_title: str) -> LoadedDocument:
@@ -86,7 +109,7 @@ def load_bytes(data: bytes, *, source: str, suffix: str, default_title: str) -> 
     if not pages:
         raise IngestError(f"{source} has no extractable text", fix="check the file has text content")
     return LoadedDocument(
-        source=source, title=(title or default_title).strip()[:500] or default_title, mime_type=mime,
+        source=source, title=clean_title(title or "")[:500] or clean_title(default_title) or source, mime_type=mime,
         pages=pages, content_hash=content_hash(data), metadata=meta,
     )
 
@@ -97,7 +120,7 @@ def load_text(text: str, *, source: str, title: str, metadata: dict[str, object]
     if not cleaned:
         raise IngestError(f"{source} is empty", fix="nothing to ingest; send some text")
     return LoadedDocument(
-        source=source, title=title.strip() or source, mime_type="text/plain", pages=(Page(cleaned, None),),
+        source=source, title=clean_title(title) or source, mime_type="text/plain", pages=(Page(cleaned, None),),
         content_hash=content_hash((title + "\x1f" + cleaned).encode()), metadata=dict(metadata or {}),
     )
 
@@ -268,25 +291,27 @@ _LOADERS: dict[str, Callable[[bytes, str], _Loaded]] = {
 }
 
 
-def discover(paths: list[Path]) -> tuple[list[Path], list[tuple[str, str]], list[tuple[str, str]]]:
-    """Expand folders into supported files (sorted, recursive).
+OUTSIDE_LINK_FLAG = "--follow-outside-links"
 
-    Returns the files, (path, reason) for paths that do not exist, and (path, reason) for every file in
-    a folder that is not ingested for its type, so none is passed over without a word. Hidden files
-    and folders (a leading dot: .git, .DS_Store) are not content and are passed over silently.
+
+def discover(paths: list[Path], *, follow_outside_links: bool = False
+             ) -> tuple[list[Path], list[tuple[str, str]], list[tuple[str, str]]]:
+    """Expand folders into supported files (sorted, recursive, hidden entries left out).
+
+    Returns files, (path, reason) misses, and (path, reason) for what a folder holds but is not
+    ingested, so none is passed over without a word: files of a type kgrag does not read, and links
+    that resolve outside the folder being ingested: `kgrag ingest DIR` must not pick up /etc/passwd through a
+    link someone left in DIR. ``follow_outside_links`` (the CLI's --follow-outside-links) follows
+    them, folders included, each real folder once. A path named explicitly is always taken.
     """
     files: list[Path] = []
     missing: list[tuple[str, str]] = []
     skipped: list[tuple[str, str]] = []
     for p in paths:
         if p.is_dir():
-            for f in sorted(p.rglob("*")):
-                if not f.is_file() or any(part.startswith(".") for part in f.relative_to(p).parts):
-                    continue
-                if f.suffix.lower() in SUPPORTED_SUFFIXES:
-                    files.append(f)
-                else:
-                    skipped.append((str(f.resolve()), unsupported_reason(f.suffix)))
+            found: list[Path] = []
+            _walk(p, follow_outside_links, found, skipped)
+            files.extend(sorted(found))
         elif p.is_file():
             files.append(p)
         else:
@@ -297,3 +322,36 @@ def discover(paths: list[Path]) -> tuple[list[Path], list[tuple[str, str]], list
 def unsupported_reason(suffix: str) -> str:
     return (f"{suffix.lower() or '(no extension)'} files are not ingested; "
             f"supported: {', '.join(sorted(SUPPORTED_SUFFIXES))}")
+
+
+def _walk(root: Path, follow_outside: bool, files: list[Path], skipped: list[tuple[str, str]]) -> None:
+    base = root.resolve()
+    seen = {base}
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = sorted(folder.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            link = entry.is_symlink()
+            real = entry.resolve() if link else None
+            outside = real is not None and real != base and base not in real.parents
+            if entry.is_dir():
+                if outside and not follow_outside:
+                    skipped.append((str(entry), f"a link to a folder outside {root}: not followed "
+                                                f"(pass {OUTSIDE_LINK_FLAG} to follow it)"))
+                elif (real or entry.resolve()) not in seen:
+                    seen.add(real or entry.resolve())
+                    stack.append(entry)
+            elif entry.is_file() and entry.suffix.lower() not in SUPPORTED_SUFFIXES:
+                skipped.append((str(entry.resolve()), unsupported_reason(entry.suffix)))
+            elif entry.is_file():
+                if outside and not follow_outside:
+                    skipped.append((str(entry), f"a link to a file outside {root}: skipped "
+                                                f"(pass {OUTSIDE_LINK_FLAG} to ingest it)"))
+                else:
+                    files.append(entry)

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from core.errors import ConfigError, IngestError
+from core.errors import ConfigError, DatabaseUnavailableError, IngestError, KgragError
 from core.models import Embedder
 from core.runtime import Runtime
 from core.settings import ChunkingSettings, EmbeddingSettings, IngestSettings
@@ -24,6 +25,7 @@ from ingest.chunking import Chunker
 from ingest.loaders import SUPPORTED_SUFFIXES, discover, load_file
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -35,7 +37,8 @@ class IngestReport:
     duplicates: list[tuple[str, str]] = field(default_factory=list)
     """(source, the source already holding the same bytes): not stored again unless asked."""
     skipped: list[tuple[str, str]] = field(default_factory=list)
-    """(path, why) of files in a folder that were not ingested (a type kgrag does not read)."""
+    """(path, why) of what a folder held but was not ingested: a type kgrag does not read, or a link
+    leading outside the folder (with how to include it)."""
     chunks_written: int = 0
     document_ids: dict[str, int] = field(default_factory=dict)
     stage_seconds: dict[str, float] = field(
@@ -98,8 +101,9 @@ class Ingestor:
                    allow_duplicates=allow_duplicates)
 
     def ingest_paths(self, paths: Sequence[Path], *, on_file: Progress | None = None,
-                     on_total: Callable[[int], None] | None = None) -> IngestReport:
-        files, missing, skipped = discover(list(paths))
+                     on_total: Callable[[int], None] | None = None, follow_outside_links: bool = False
+                     ) -> IngestReport:
+        files, missing, skipped = discover(list(paths), follow_outside_links=follow_outside_links)
         report = IngestReport(failed=list(missing), skipped=skipped)
         if on_total:
             on_total(len(files))
@@ -164,7 +168,8 @@ class Ingestor:
             try:
                 drafts = self.chunker.chunk_pages(item.pages)
             except Exception as exc:  # a chunking bug must not sink the batch
-                report.failed.append((item.source, f"chunking failed ({exc})"))
+                log.exception("chunking %s failed", item.source)
+                report.failed.append((item.source, f"chunking failed ({type(exc).__name__}; see the log)"))
                 continue
             finally:
                 report.stage_seconds["chunk"] += time.perf_counter() - t0
@@ -190,8 +195,14 @@ class Ingestor:
             t1 = time.perf_counter()
             try:
                 report.record(doc.source, self.store.write_document(doc, drafts, vecs, ingest_key=self.ingest_key))
+            except DatabaseUnavailableError:
+                raise  # an outage, not a bad document: the caller reports it once (503), not per file
+            except KgragError as exc:
+                report.failed.append((doc.source, f"could not store it ({exc})"))
             except Exception as exc:
-                report.failed.append((doc.source, f"could not store it ({type(exc).__name__}: {exc})"))
+                # The driver's text (SQL, server paths) goes to the log; the report is shown to clients.
+                log.exception("storing %s failed", doc.source)
+                report.failed.append((doc.source, f"could not store it ({type(exc).__name__}; see the log)"))
             finally:
                 report.stage_seconds["write"] += time.perf_counter() - t1
             if on_file:

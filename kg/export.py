@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,6 +16,7 @@ import networkx as nx
 from rapidfuzz import process
 
 from core.errors import NotFoundError
+from core.store import Store
 from kg.canonical import canonical_name, entity_key
 
 Ranking = Literal["degree", "pagerank"]
@@ -37,6 +37,49 @@ def find_entity(g: nx.Graph, name: str) -> str:
     close = [m[0] for m in process.extract(name, list(names), limit=3)] if names else []
     raise NotFoundError(f"no entity named {name!r} in the graph",
                         fix=f"try one of {close}" if close else "build the graph first: kgrag graph build")
+
+
+def graph_chunk_ids(g: nx.Graph) -> set[int]:
+    """Every chunk the graph cites as evidence, on nodes and on edges."""
+    ids = {int(c) for _, chunks in g.nodes(data="chunks") for c, _ in chunks or ()}
+    ids.update(int(c) for _, home in g.nodes(data="home") for c in home or ())
+    ids.update(int(c) for _, _, rels in g.edges(data="relations") for r in rels or () for c in r.get("chunks", ()))
+    return ids
+
+
+def live_only(g: nx.Graph, live: set[int]) -> nx.Graph:
+    """The graph as if built from the live chunks only: a file built before a delete still names the
+    deleted document's entities until the next build, and no export may show them.
+
+    Entities and relations are dropped when none of their evidence chunks is live, a document node
+    when none of its own chunks is; the rest keep only their live evidence. (Aliases and counts are
+    not traced per chunk, so they stay as built.)
+    """
+    out = nx.Graph()
+    out.graph.update(g.graph)
+    for node, data in g.nodes(data=True):
+        chunks = [cn for cn in data.get("chunks") or () if int(cn[0]) in live]
+        if "home" in data:
+            home = [c for c in data["home"] if int(c) in live]
+            if home:
+                out.add_node(node, **{**data, "chunks": chunks, "home": home})
+        elif chunks:
+            out.add_node(node, **{**data, "chunks": chunks})
+    for a, b, data in g.edges(data=True):
+        if a not in out or b not in out:
+            continue
+        rels = [{**r, "chunks": kept} for r in data.get("relations") or ()
+                if (kept := [c for c in r.get("chunks", ()) if int(c) in live]) or not r.get("chunks")]
+        if rels or not data.get("relations"):
+            out.add_edge(a, b, **{**data, "relations": rels})
+    return out
+
+
+def live_view(g: nx.Graph, store: Store) -> nx.Graph:
+    """``g`` unless documents changed since it was built; then only what live chunks still support."""
+    if g.graph.get("manifest", {}).get("corpus_version") == store.corpus_version():
+        return g
+    return live_only(g, store.live_chunk_ids(sorted(graph_chunk_ids(g))))
 
 
 def subgraph(g: nx.Graph, *, entity: str | None = None, hops: int = 1, top: int | None = None,
@@ -92,39 +135,15 @@ def write_json(g: nx.Graph, path: Path) -> None:
     path.write_text(json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False), encoding="utf-8")
 
 
-def _evidence(data: dict[str, Any], per_node: int) -> list[int]:
-    """A node's evidence: a document's own first chunks, then the chunks that mention it most."""
-    home = [int(c) for c in data.get("home") or []][:per_node]
-    ranked = sorted(data.get("chunks") or [], key=lambda cn: (-cn[1], cn[0]))
-    return (home + [int(c) for c, _ in ranked if int(c) not in home])[:per_node]
+_SCRIPT_UNSAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                                "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
 
-def evidence_chunk_ids(g: nx.Graph, per_node: int = EVIDENCE_PER_NODE) -> list[int]:
-    """The chunks an HTML view embeds: each node's evidence (see ``_evidence``)."""
-    ids: set[int] = set()
-    for _, data in g.nodes(data=True):
-        ids.update(_evidence(data, per_node))
-    return sorted(ids)
+def script_safe_json(value: Any) -> str:
+    """JSON that can sit inside <script> whatever its strings hold.
 
-
-def write_html(g: nx.Graph, path: Path, chunk_texts: dict[int, tuple[str, str, str]]) -> None:
-    """One file: the template from kg/assets with this graph's nodes, edges and evidence inlined."""
-    nodes = []
-    for node, data in sorted(g.nodes(data=True)):
-        nodes.append({
-            "id": node, "kind": data.get("kind", "entity"), "name": data.get("name", node),
-            "label": data.get("label", ""), "pagerank": data.get("pagerank", 0.0), "aliases": data.get("aliases", []),
-            "mentions": data.get("mentions", 0),
-            "chunks": [c for c in _evidence(data, EVIDENCE_PER_NODE) if c in chunk_texts],
-        })
-    edges = [
-        {"source": a, "target": b, "weight": data.get("weight", 1), "kind": data.get("kind", "entity"),
-         "label": ", ".join(sorted({r["label"] for r in data.get("relations", [])})),
-         "evidence": [r["sentence"] for r in data.get("relations", []) if r.get("sentence")][:2]}
-        for a, b, data in sorted(g.edges(data=True))
-    ]
-    evidence = {str(cid): {"title": t, "source": s, "text": text} for cid, (t, s, text) in sorted(chunk_texts.items())}
-    payload = {"nodes": nodes, "edges": edges, "chunks": evidence, "manifest": g.graph.get("manifest", {})}
-    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).replace("</", "<\\/")
-    template = resources.files("kg").joinpath("assets/graph_view.html").read_text(encoding="utf-8")
-    path.write_text(template.replace("/*__GRAPH_DATA__*/null", blob), encoding="utf-8")
+    Escaping only ``</`` is not enough: ``<!--<script>`` puts the HTML parser in the "script data
+    double escaped" state, where the real ``</script>`` no longer ends the element and the whole
+    view is blank. With <, > and & as \\u escapes no markup can appear; U+2028/9 for old JS parsers.
+    """
+    return json.dumps(value, sort_keys=True, ensure_ascii=False).translate(_SCRIPT_UNSAFE)

@@ -95,6 +95,13 @@ def load_graph(path: Path, *, document_edge_weight: float = DOCUMENT_EDGE_WEIGHT
     return from_node_link(data, path=path, signature=signature, document_edge_weight=document_edge_weight)
 
 
+def loaded_view(g: Any, path: Path) -> LoadedGraph:
+    """A LoadedGraph of an in-memory networkx graph (an export's live view of the file)."""
+    import networkx as nx
+
+    return from_node_link(nx.node_link_data(g, edges="edges"), path=path, signature=(0, 0, 0))
+
+
 def from_node_link(data: dict[str, Any], *, path: Path, signature: Signature,
                    document_edge_weight: float = DOCUMENT_EDGE_WEIGHT) -> LoadedGraph:
     nodes = data["nodes"]

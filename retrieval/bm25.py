@@ -230,6 +230,29 @@ def _remove_older(root: Path, *, keep: str, version: int) -> None:
             shutil.rmtree(entry, ignore_errors=True)
 
 
+def index_root(index_dir: Path) -> Path:
+    return index_dir / SIGNAL
+
+
+def drop_stale_indexes(root: Path, version: int) -> None:
+    """Remove every index built before ``version``, the current one included: after a delete the old
+    vocabulary (the deleted document's words) must not stay on disk until the next BM25 query.
+    The next query rebuilds; a process that has one mapped keeps reading it (POSIX) until it swaps."""
+    if not root.is_dir():
+        return
+    current = root / _CURRENT
+    try:
+        pointed = current.read_text().strip()
+    except OSError:
+        pointed = ""
+    for entry in root.iterdir():
+        match = re.match(r"v(\d+)-", entry.name)
+        if entry.is_dir() and match and int(match.group(1)) < version:
+            if entry.name == pointed:
+                current.unlink(missing_ok=True)
+            shutil.rmtree(entry, ignore_errors=True)
+
+
 # -- the retriever ----------------------------------------------------------------------------------
 class BM25Retriever:
     """Holds one reference to the current immutable index; swapping it is the only mutation."""
@@ -239,7 +262,7 @@ class BM25Retriever:
     def __init__(self, store: Store, settings: RetrievalSettings, index_dir: Path) -> None:
         self.store = store
         self.settings = settings
-        self.root = index_dir / "bm25"
+        self.root = index_root(index_dir)
         self._params = index_params(settings)
         self._index: BM25Index | None = None
         self._build_lock = threading.Lock()

@@ -47,8 +47,9 @@ class GraphRetriever:
         graph = self.holder.current()
         timings["load"] = time.perf_counter() - t0
         if graph is None:
+            # The file's location is the server's business (`kgrag doctor` shows it); the fix is the same anywhere.
             return RetrievalResult(SIGNAL, (), StageStatus(
-                "skipped", f"no graph file at {self.holder.path}: run `kgrag graph build`"), timings)
+                "skipped", "no graph has been built yet: run `kgrag graph build` (or POST /v1/graph/build)"), timings)
         status = self._freshness(graph)
         t1 = time.perf_counter()
         linked = self._linker().link(query.text, graph)

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import logging
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.errors import InvalidInputError, KgragError
+from core.errors import InvalidInputError, KgragError, RetrievalFailedError
 from core.runtime import Runtime
 from core.settings import Settings
 from core.store import Store
@@ -32,6 +33,8 @@ from retrieval.dense import DenseRetriever
 from retrieval.expand import ExtraQuery, enabled_stages, require_llm, stage_queries
 from retrieval.fusion import FusedHit, reciprocal_rank_fusion
 from retrieval.rerank import Reranker, RerankerUnavailable
+
+log = logging.getLogger(__name__)
 
 KNOWN_SIGNALS = ("dense", "bm25", "graph")
 RERANK = "rerank"
@@ -171,6 +174,7 @@ class QueryPipeline:
         stage_futures = {stage: self._executor.submit(_timed_stage, stage, self.llm, question, self.settings)
                          for stage in self.stages if self.llm is not None}
         results = self._retrieve_all(question, wanted, filters)
+        _raise_if_all_failed(results, database_down=not self.store.db.available)
         timings: dict[str, float] = {}
         stage_statuses: dict[str, StageStatus] = {}
         stage_explanations: dict[str, dict[str, Any]] = {}
@@ -280,13 +284,20 @@ def fusion_weights(configured: Mapping[str, float], results: Mapping[str, Retrie
 
 
 def _timed_retrieve(signal: str, retriever: Retriever, query: Query) -> tuple[RetrievalResult, float]:
-    """Runs on a pool thread: any exception becomes this signal's failed status, not the query's."""
+    """Runs on a pool thread: any exception becomes this signal's failed status, not the query's.
+
+    The status reaches clients, so it carries only our own messages: a driver's or library's text
+    (server paths, SQL, socket names) stays in the log."""
     t0 = time.perf_counter()
     try:
         result = retriever.retrieve(query)
+    except KgragError as exc:
+        log.warning("%s retriever failed: %s", signal, exc, exc_info=exc.__cause__ is not None)
+        result = RetrievalResult(signal, (), StageStatus("failed", f"{signal} retriever failed: {exc}"))
     except Exception as exc:
-        message = str(exc) if isinstance(exc, KgragError) else f"{type(exc).__name__}: {exc}"
-        result = RetrievalResult(signal, (), StageStatus("failed", f"{signal} retriever raised {message}"))
+        log.exception("%s retriever raised %s", signal, type(exc).__name__)
+        result = RetrievalResult(signal, (), StageStatus(
+            "failed", f"{signal} retriever failed unexpectedly ({type(exc).__name__}); the server log has the details"))
     return result, time.perf_counter() - t0
 
 
@@ -301,6 +312,21 @@ def _timed_stage(stage: str, llm: TextModel, question: str, settings: Settings
         message = str(exc) if isinstance(exc, KgragError) else f"{type(exc).__name__}: {exc}"
         queries, status = [], StageStatus("failed", f"{stage} failed: {message}")
     return queries, status, time.perf_counter() - t0
+
+
+def _raise_if_all_failed(results: Mapping[str, tuple[RetrievalResult, float]], *, database_down: bool) -> None:
+    """Every retriever that tried failed: no evidence was looked at, so neither an answer nor a refusal."""
+    statuses = {s: r.status for s, (r, _) in results.items()}
+    tried = {s: st for s, st in statuses.items() if st.state != "skipped"}
+    if not tried or any(st.state != "failed" for st in tried.values()):
+        return
+    outage = database_down
+    raise RetrievalFailedError(
+        f"every retriever failed ({', '.join(tried)})" + ("; the database is unavailable" if outage else ""),
+        fix="retry shortly; if it persists, check `kgrag doctor` and the server log" if outage
+        else "check `kgrag doctor` and the server log, or ask with other --signals",
+        details={"stages": {s: {"state": st.state, "reason": st.reason} for s, st in statuses.items()}},
+    )
 
 
 def _rerank_text(chunk: ChunkRecord) -> str:
@@ -347,12 +373,17 @@ def _graph_retriever(rt: Runtime) -> tuple[Retriever | None, StageStatus]:
         if exc.name == "retrieval.graph":
             return None, StageStatus("skipped", "the graph retriever is not part of this installation yet "
                                                 "(retrieval/graph.py is missing)")
-        return None, StageStatus("failed", f"the graph retriever could not be imported ({exc})")
+        log.exception("the graph retriever could not be imported")
+        return None, StageStatus("failed", f"the graph retriever could not be imported (missing module {exc.name})")
     except Exception as exc:
-        return None, StageStatus("failed", f"the graph retriever could not be imported ({type(exc).__name__}: {exc})")
+        log.exception("the graph retriever could not be imported")
+        return None, StageStatus("failed", f"the graph retriever could not be imported ({type(exc).__name__}); "
+                                           "the server log has the details")
     try:
         return module.build_graph_retriever(rt), StageStatus.ran()
     except KgragError as exc:
         return None, StageStatus("skipped", f"graph retriever unavailable: {exc}")
     except Exception as exc:
-        return None, StageStatus("failed", f"graph retriever could not be built ({type(exc).__name__}: {exc})")
+        log.exception("the graph retriever could not be built")
+        return None, StageStatus("failed", f"graph retriever could not be built ({type(exc).__name__}); "
+                                           "the server log has the details")

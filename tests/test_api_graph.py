@@ -31,6 +31,12 @@ def test_build_job_then_export(make_settings: Callable[..., Settings], embedder:
         assert str(settings.home) not in missing.text  # no server paths to clients
 
         ingest_examples(client)
+        no_graph = client.post("/v1/query", json={"question": "Who is Tomas Berg?", "answer": False})
+        assert no_graph.status_code == 200
+        assert no_graph.json()["stages"]["graph"]["state"] == "skipped"
+        assert "kgrag graph build" in no_graph.json()["stages"]["graph"]["reason"]
+        assert str(settings.home.resolve()) not in no_graph.text and "graph.json" not in no_graph.text
+
         r = client.post("/v1/graph/build")
         assert r.status_code == 202
         job = r.json()
@@ -40,6 +46,8 @@ def test_build_job_then_export(make_settings: Callable[..., Settings], embedder:
         assert done["state"] == "succeeded", done
         result = done["result"]
         assert isinstance(result, dict) and result["entities"] > 0 and result["chunks_processed"] > 0
+        polled = client.get(f"/v1/jobs/{job['id']}")
+        assert "path" not in result and str(settings.home.resolve()) not in polled.text  # the log keeps it
 
         exported = client.get("/v1/graph/export", params={"format": "json"})
         assert exported.status_code == 200 and exported.headers["content-type"].startswith("application/json")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 
 import pytest
 
@@ -11,7 +12,7 @@ from core.errors import ConfigError
 from core.models import Embedder
 from core.settings import ChunkingSettings, EmbeddingSettings
 from core.types import Page
-from ingest.chunking import Chunker
+from ingest.chunking import MAX_TOKENIZE_CHARS, Chunker
 from ingest.pipeline import Ingestor
 
 
@@ -84,3 +85,24 @@ def test_pages_are_kept_and_chunks_never_span_them(embedder: Embedder) -> None:
 def test_chunk_size_beyond_the_model_window_is_refused(embedder: Embedder, runtime) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ConfigError, match="silently truncated"):
         Ingestor(runtime.store, embedder, ChunkingSettings(size=embedder.max_tokens, overlap=0), EmbeddingSettings())
+
+
+def test_a_huge_one_line_text_is_tokenised_in_bounded_pieces(embedder: Embedder) -> None:
+    """Memory stays bounded whatever the file size: the tokenizer never sees the whole text at once."""
+    seen: list[int] = []
+
+    def counting(texts: Sequence[str]) -> list[int]:
+        seen.extend(len(t) for t in texts)
+        return embedder.count_tokens(texts)
+
+    def offsets(text: str) -> list[tuple[int, int]]:
+        seen.append(len(text))
+        return embedder.token_offsets(text)
+
+    words = " ".join(f"token{i % 997}" for i in range(15_000))  # ~130 KB, one line, no sentence ends
+    chunker = Chunker(counting, offsets, size=200, overlap=32)
+    chunks = chunker.chunk_text(words)
+    assert max(seen) <= MAX_TOKENIZE_CHARS < len(words)
+    assert all(n <= 200 for _, n in chunks)
+    assert chunks[0][0].startswith("token0 token1 ") and chunks[-1][0].endswith(f"token{14_999 % 997}")
+    assert {w for c, _ in chunks for w in c.split()} == set(words.split())

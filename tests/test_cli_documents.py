@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import psycopg
 import pytest
 from typer.testing import CliRunner
 
@@ -66,3 +67,29 @@ def test_unreachable_database_names_the_fix(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["documents", "list"], env=env)
     assert result.exit_code == 1
     assert "cannot reach PostgreSQL" in result.output and "KGRAG_DATABASE__URL" in result.output
+
+
+TERMINAL_ATTACK = "\x1b[2J\x1b]0;owned\x07\x9b31m\x85"
+"""Clear the screen, set the window title, a C1 CSI and NEL: none may reach the terminal raw."""
+
+
+def test_cli_never_prints_control_characters(cli_env: dict[str, str], tmp_path: Path) -> None:
+    runner = CliRunner()
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "heading.md").write_text(f"# Evil{TERMINAL_ATTACK}Title\n\nLumen Robotics builds robots.\n")
+    (folder / f"name{TERMINAL_ATTACK}.txt").write_text("Polar Cells makes batteries.\n")
+    ingested = runner.invoke(app, ["ingest", str(folder)], env=cli_env)
+    assert ingested.exit_code == 0, ingested.output
+    # A row written before control characters were refused (or by another tool) is still printed safely.
+    with psycopg.connect(cli_env["KGRAG_DATABASE__URL"], autocommit=True) as conn:
+        stored = [r[0] for r in conn.execute("SELECT title || source FROM documents").fetchall()]
+        assert len(stored) == 2 and "Evil[2J]0;owned31m Title" in "".join(stored)  # the heading's controls dropped
+        assert "name\\x1b[2J" in "".join(stored)  # a file name's controls spelled out
+        conn.execute("INSERT INTO documents (source, content_hash, ingest_key, title, mime_type, metadata)"
+                     " VALUES (%s, 'x', 'x', %s, 'text/plain', '{}')", (f"legacy{TERMINAL_ATTACK}", TERMINAL_ATTACK))
+    listing = runner.invoke(app, ["documents", "list"], env=cli_env)
+    assert listing.exit_code == 0, listing.output
+    for output in (ingested.output, listing.output):
+        assert not any(ch in output for ch in "\x1b\x07\x9b\x85"), repr(output)
+    assert "legacy" in listing.output and "\\x1b" in listing.output  # shown escaped, not executed

@@ -94,5 +94,5 @@ def test_the_wheel_builds_without_setuptools_warnings_and_carries_every_package(
     with zipfile.ZipFile(tmp_path / build.stdout.strip().splitlines()[-1]) as wheel:
         names = set(wheel.namelist())
         meta = wheel.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
-    assert {"kg/assets/graph_view.html", "retrieval/answer/base.py", "api/cli.py"} <= names
+    assert {"api/static/app.js", "retrieval/answer/base.py", "api/cli.py"} <= names
     assert "License-Expression: MIT" in meta

@@ -83,3 +83,25 @@ def test_real_model_batched_vectors_match_single_ones(embedder: Embedder) -> Non
     np.testing.assert_allclose(batched, single, atol=1e-5)
 
 
+
+
+def test_a_query_is_not_held_up_by_a_whole_documents_embedding(embedder: Embedder) -> None:
+    """Ingestion takes the model one batch at a time and lets waiting queries go first."""
+    texts = [f"Paragraph {i} about the shipyards of Turku and the drones built in Tallinn." for i in range(256)]
+    started, done = threading.Event(), threading.Event()
+
+    def ingest() -> None:
+        started.set()
+        embedder.encode(texts, batch_size=16)
+        done.set()
+
+    worker = threading.Thread(target=ingest)
+    worker.start()
+    started.wait()
+    threading.Event().wait(0.3)  # the document's embedding is under way
+    assert not done.is_set(), "the ingest embedding must take longer than this test's head start"
+    vector = embedder.encode_query("Which shipyard built the Kelpie?")
+    answered_while_ingesting = not done.is_set()
+    worker.join()
+    assert vector.shape == (embedder.dim,)
+    assert answered_while_ingesting, "the query waited for the whole document's embedding"

@@ -90,7 +90,11 @@ def test_file_names_with_control_characters_are_ingested(runtime: Runtime, tmp_p
     odd.write_text("# Odd\n\nA file with a strange name about Tallinn.")
     report = ingestor_for(runtime).ingest_paths([tmp_path])
     assert len(report.added) == 1 and not report.failed
-    assert runtime.store.list_documents()[0].source == str(odd.resolve())
+    doc = runtime.store.list_documents()[0]
+    # Stored spelled out, never raw: a listing must not turn red (or clear the screen) on a file's name.
+    assert doc.source == str(odd.resolve()).replace("\t", "\\x09").replace("\x1b", "\\x1b")
+    assert doc.title == "Odd"
+    assert ingestor_for(runtime).ingest_paths([tmp_path]).unchanged == [doc.source]  # same source next time
 
 
 def test_the_same_document_written_twice_at_once_is_stored_once(runtime: Runtime) -> None:
@@ -124,3 +128,40 @@ def test_binary_content_named_txt_is_refused(runtime: Runtime, tmp_path: Path, p
     assert runtime.store.list_documents(status="indexed") == []
     [failed] = runtime.store.list_documents()
     assert failed.status == "failed" and "binary" in failed.status_reason and failed.chunk_count == 0
+
+
+def test_links_leading_outside_the_folder_are_skipped_unless_allowed(runtime: Runtime, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("The vault code is 4711.")
+    (outside / "nested").mkdir()
+    (outside / "nested" / "more.md").write_text("# More\n\nAnother secret about Tallinn.")
+    folder = tmp_path / "corpus"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "own.md").write_text("# Own\n\nLumen Robotics builds robots.")
+    (folder / "sub" / "alias.md").symlink_to(folder / "own.md")  # a link that stays inside: fine
+    (folder / "passwd.txt").symlink_to(outside / "secret.txt")
+    (folder / "linked_dir").symlink_to(outside / "nested", target_is_directory=True)
+
+    report = ingestor_for(runtime).ingest_paths([folder])
+    sources = {d.source for d in runtime.store.list_documents()}
+    assert not any("secret" in s or "more.md" in s or "passwd" in s for s in sources), sources
+    assert {Path(s).name for s in sources} == {"own.md"}  # the inside link is the same file
+    skipped = dict(report.skipped)
+    assert set(skipped) == {str(folder / "passwd.txt"), str(folder / "linked_dir")}
+    assert all("outside" in why and "--follow-outside-links" in why for why in skipped.values())
+    assert not report.failed
+
+    allowed = ingestor_for(runtime).ingest_paths([folder], follow_outside_links=True)
+    assert not allowed.skipped and len(allowed.added) >= 1
+    names = {Path(d.source).name for d in runtime.store.list_documents()}
+    assert names == {"own.md", "secret.txt", "more.md"}
+
+
+def test_nul_bytes_after_the_first_8_kib_are_refused_as_binary(runtime: Runtime, tmp_path: Path) -> None:
+    hidden = tmp_path / "hidden.txt"
+    hidden.write_bytes(b"Plain words about Tallinn. " * 400 + b"\x00\x01\x02ELF" * 100)  # NULs start past 10 KB
+    report = ingestor_for(runtime).ingest_paths([hidden])
+    assert not report.added and len(report.failed) == 1
+    assert "binary" in report.failed[0][1]
+    assert runtime.store.list_documents(status="indexed") == []

@@ -124,3 +124,47 @@ def test_graphml_export_survives_characters_xml_cannot_hold(tmp_path: Path) -> N
     back = nx.read_graphml(tmp_path / "odd.graphml")
     assert back.number_of_nodes() == 2 and back.number_of_edges() == 1
     assert back.nodes["plain"]["name"] == "Plain"
+
+
+HOSTILE = ["<!--<script>", "</script><script>document.body.innerHTML=''</script>", "<!-- a & b > c",
+           "]]><![CDATA[", "line\u2028sep\u2029arator", "&lt;amp&gt; & <b>bold</b>"]
+
+
+def _hostile_page() -> str:
+    """The live HTML export (the UI's Graph page) of a graph whose names and evidence are hostile."""
+    from api.ui_export import static_page, static_views
+    from kg.index import loaded_view
+
+    evidence = {1: ("<!--<script>", "<script>src", "<!--<script> text </script> & more")}
+    views = static_views(loaded_view(_hostile_graph(), Path("hostile")), lambda ids: {i: evidence[i] for i in ids
+                                                                                      if i in evidence})
+    return static_page(views)
+
+
+def test_html_view_embeds_hostile_text_escaped() -> None:
+    html = _hostile_page()
+    blob = html.split("window.KGRAG_STATIC = ", 1)[1].split(";</script>", 1)[0]
+    assert not any(ch in blob for ch in "<>&"), "the embedded JSON must not hold <, > or & raw"
+    assert "\\u003c!--\\u003cscript\\u003e" in blob and "\\u0026" in blob
+    names = {n["name"] for n in json.loads(blob)["entities"]}
+    assert names == set(HOSTILE)  # still the same data once parsed
+
+
+def _hostile_graph() -> nx.Graph:
+    g = nx.Graph(manifest={"format": "kgrag-graph/2"})
+    for i, name in enumerate(HOSTILE):
+        g.add_node(f"n{i}", name=name, label="ORG", aliases=[name], chunks=[[1, 1]], pagerank=0.1, mentions=1)
+    for i in range(1, len(HOSTILE)):
+        g.add_edge("n0", f"n{i}", weight=1, relations=[{"label": "<!--", "weight": 1, "chunks": [1]}])
+    return g
+
+
+def test_html_view_with_hostile_names_is_drawn_in_headless_chromium(tmp_path: Path) -> None:
+    from tests.browser import browser_page
+
+    page_file = tmp_path / "hostile.html"
+    page_file.write_text(_hostile_page(), encoding="utf-8")
+    with browser_page() as page:
+        page.goto(page_file.as_uri())
+        page.wait_for("document.body.dataset.graphView === 'overview'", timeout=60)
+        assert int(page.evaluate("document.body.dataset.graphNodes")) == len(HOSTILE)

@@ -17,12 +17,14 @@ from typer.testing import CliRunner
 
 from api.app import create_app
 from api.cli import app as cli_app
+from api.ui_export import static_page, static_views
 from core.runtime import Runtime
 from ingest.loaders import load_text
 from ingest.pipeline import Ingestor
 from kg.documents import TitleIndex, document_layer, scan_mentions, specificity, title_document, tokens
-from kg.export import write_graphml, write_html, write_json
+from kg.export import write_graphml, write_json
 from kg.graphfile import DOCUMENT, MENTIONS_DOCUMENT, document_node, read_networkx
+from kg.index import load_graph
 from kg.linking import LinkedEntity
 from retrieval.base import Query
 from retrieval.graph import build_graph_retriever, fusion_weight
@@ -199,6 +201,6 @@ def test_exports_carry_document_nodes_and_mention_links(runtime: Runtime, built:
     assert f'<node id="{node}">' in graphml and MENTIONS_DOCUMENT in graphml and "field guide glasswing" in graphml
     write_json(g, tmp_path / "g.json")
     assert f'"{node}"' in (tmp_path / "g.json").read_text()
-    write_html(g, tmp_path / "g.html", {built[TARGET]: (TARGET, "press:1", CORPUS[1][1])})
-    html = (tmp_path / "g.html").read_text()
-    assert '"kind": "document"' in html and '"kind": "mentions-document"' in html
+    graph = load_graph(runtime.settings.graph_path)
+    page = static_page(static_views(graph, lambda ids: {}, entity="Halcyon Press"))
+    assert "Glasswing (book)" in page and '"DOCUMENT"' in page  # the linked document, drawn as a document

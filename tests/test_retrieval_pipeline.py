@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import InvalidInputError
+from core.errors import InvalidInputError, RetrievalFailedError
 from core.models import Embedder
 from core.runtime import Runtime
 from core.types import Filters
@@ -106,10 +106,21 @@ def test_a_failing_retriever_does_not_sink_the_query(corpus_rt: Runtime, pipe: Q
                        {"dense": pipe.retrievers["dense"], "graph": Exploding()}) as broken:
         result = broken.run(PARAPHRASE_QUERY, rerank=False)
     assert result.statuses["graph"].state == "failed"
-    assert result.statuses["graph"].reason == "graph retriever raised RuntimeError: graph file is corrupt"
+    reason = result.statuses["graph"].reason
+    assert reason == "graph retriever failed unexpectedly (RuntimeError); the server log has the details"
+    assert "corrupt" not in reason, "an exception's own text (paths, driver messages) stays in the server log"
     assert result.statuses["dense"].state == "ran"
     assert result.hits[0].source == PARAPHRASE_DOC[0]
-    assert "graph failed: graph retriever raised RuntimeError: graph file is corrupt" in result.warnings
+    assert f"graph failed: {reason}" in result.warnings
+
+
+def test_every_retriever_failing_is_an_error_not_a_refusal(corpus_rt: Runtime) -> None:
+    with QueryPipeline(corpus_rt.store, corpus_rt.settings, {"graph": Exploding(), "bm25": Exploding()}) as broken, \
+            pytest.raises(RetrievalFailedError) as err:
+        broken.run(PARAPHRASE_QUERY, signals=["graph", "bm25"], rerank=False)
+    assert err.value.status_code == 503
+    assert set(err.value.details["stages"]) == {"graph", "bm25"}
+    assert "every retriever failed (graph, bm25)" in err.value.message and err.value.fix
 
 
 def test_graph_signal_is_skipped_with_a_reason_when_its_module_is_missing(
