@@ -31,7 +31,7 @@ def test_ask_answers_with_resolved_citations_and_refuses_what_the_corpus_lacks(
 
     two_hop = runner.invoke(app, ["ask", "Who founded the company that acquired Lumen Robotics?"], env=env)
     assert two_hop.exit_code == 0, two_hop.output
-    answer = two_hop.output.split("\n(")[0]  # the offline answer reaches the second hop's founders
+    answer = re.split(r"\n\(\w+ answer, ", two_hop.output)[0]  # the offline answer reaches the second hop's founders
     assert "Ingrid Halvorsen" in answer and "Tomas Berg" in answer, two_hop.output
 
     refused = runner.invoke(app, ["ask", "What is the boiling point of liquid nitrogen?"], env=env)
