@@ -154,12 +154,10 @@ def export(
             raise GraphMissingError(f"no graph file at {path}", fix="run `kgrag graph build` first")
         g = ex.live_view(read_networkx(path), rt.store)  # nothing from a document deleted since the build
         if fmt is ExportFormat.html:
-            from api.ui_export import static_page, static_views
-            from kg.index import loaded_view
+            from api.ui_export import live_page
 
-            payload = static_views(loaded_view(g, path), GraphStore(rt.db).chunk_texts, entity=entity, hops=hops,
-                                   top=top or ex.HTML_DEFAULT_TOP)
-            output.write_text(static_page(payload), encoding="utf-8")
+            page, payload = live_page(g, path, GraphStore(rt.db).chunk_texts, entity=entity, hops=hops, top=top)
+            output.write_text(page, encoding="utf-8")
             console.print(f"wrote {output} (an overview of {len(payload['overview']['nodes'])} entities; "
                           f"neighbourhoods of {len(payload['entities'])})")
             return

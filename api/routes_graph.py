@@ -66,12 +66,10 @@ def _export(res: Resources, fmt: str, entity: str | None, hops: int, top: int | 
                                 fix="start a build with POST /v1/graph/build, then poll its job")
     g = ex.live_view(read_networkx(path), res.runtime.store)  # nothing from a document deleted since the build
     if fmt == "html":  # the web UI's Graph page with its views inlined (api/ui_export.py)
-        from api.ui_export import static_page, static_views
-        from kg.index import loaded_view
+        from api.ui_export import live_page
 
-        payload = static_views(loaded_view(g, path), GraphStore(res.runtime.db).chunk_texts, entity=entity,
-                               hops=hops, top=top or ex.HTML_DEFAULT_TOP)
-        return static_page(payload).encode()
+        return live_page(g, path, GraphStore(res.runtime.db).chunk_texts, entity=entity, hops=hops,
+                         top=top)[0].encode()
     sub = ex.subgraph(g, entity=entity, hops=hops, top=top, by=by)
     with tempfile.TemporaryDirectory(prefix="kgrag-export-") as tmp:
         out = Path(tmp) / f"graph.{fmt}"

@@ -10,7 +10,10 @@ so the file stays a few megabytes on any corpus.
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 from typing import Any
+
+import networkx as nx
 
 from api.routes_browse import ChunkTexts, entity_out, view_out
 from kg import browse
@@ -50,6 +53,16 @@ def static_views(graph: LoadedGraph, chunk_texts: ChunkTexts, *, entity: str | N
     }
 
 
+def live_page(g: nx.Graph, path: Path, chunk_texts: ChunkTexts, *, entity: str | None, hops: int,
+              top: int | None) -> tuple[str, dict[str, Any]]:
+    """The page for ``g``, the graph file's live view (kg.export.live_view): the CLI's and the API's export."""
+    from kg.export import HTML_DEFAULT_TOP
+    from kg.index import loaded_view
+
+    payload = static_views(loaded_view(g, path), chunk_texts, entity=entity, hops=hops, top=top or HTML_DEFAULT_TOP)
+    return static_page(payload), payload
+
+
 def static_page(payload: dict[str, Any]) -> str:
     """One HTML file: the UI's CSS and script inline, the views as data; no request leaves the page."""
     static = resources.files("api").joinpath("static")
@@ -66,4 +79,4 @@ def static_page(payload: dict[str, Any]) -> str:
     )
 
 
-__all__ = ["entity_out", "static_page", "static_views"]
+__all__ = ["entity_out", "live_page", "static_page", "static_views"]

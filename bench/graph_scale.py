@@ -21,7 +21,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from core.settings import GraphSettings
-from kg.graphfile import DOCUMENT, DOCUMENT_PREFIX, read_data
+from kg.graphfile import DOCUMENT, DOCUMENT_PREFIX, document_id, document_node, read_data
 from kg.index import from_node_link
 from kg.linking import Linker
 from kg.nlp import load_spacy
@@ -34,12 +34,11 @@ def replicate(data: dict[str, Any], copies: int) -> dict[str, Any]:
     """Disjoint copies: entity keys and document aliases get a suffix, chunk and document ids an offset."""
     chunk_span = 1 + max((c for n in data["nodes"] for c in [*(c for c, _ in n["chunks"]), *n.get("home", ())]),
                          default=0)
-    doc_span = 1 + max((int(n["id"].split(":", 1)[1]) for n in data["nodes"] if n.get("kind") == DOCUMENT),
-                       default=0)
+    doc_span = 1 + max((document_id(n["id"]) for n in data["nodes"] if n.get("kind") == DOCUMENT), default=0)
 
     def node_id(key: str, i: int) -> str:
         if key.startswith(DOCUMENT_PREFIX):
-            return f"{DOCUMENT_PREFIX}{int(key.split(':', 1)[1]) + i * doc_span}"
+            return document_node(document_id(key) + i * doc_span)
         return key if i == 0 else f"{key} r{i}"
 
     nodes, edges = [], []

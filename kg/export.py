@@ -22,7 +22,6 @@ from kg.canonical import canonical_name, entity_key
 Ranking = Literal["degree", "pagerank"]
 HTML_DEFAULT_TOP = 300
 """An HTML view of more nodes than this is a hairball; without --top or --entity it is cut to these."""
-EVIDENCE_PER_NODE = 5
 
 
 def find_entity(g: nx.Graph, name: str) -> str:

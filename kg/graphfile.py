@@ -39,6 +39,11 @@ def document_node(document_id: int) -> str:
     return f"{DOCUMENT_PREFIX}{document_id}"
 
 
+def document_id(node: str) -> int:
+    """The document a ``document_node`` key names."""
+    return int(node.removeprefix(DOCUMENT_PREFIX))
+
+
 def build_networkx(snapshot: GraphSnapshot, manifest: dict[str, Any], documents: DocumentLayer | None = None
                    ) -> nx.Graph:
     """Entity nodes (name, label, aliases, evidence chunks) and undirected edges holding each relation,

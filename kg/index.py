@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kg.documents import TitleDocument, TitleIndex
-from kg.graphfile import DOCUMENT, MENTIONS_DOCUMENT, TITLED, read_data
+from kg.graphfile import DOCUMENT, MENTIONS_DOCUMENT, TITLED, document_id, read_data
 from kg.traversal import row_normalised
 
 Signature = tuple[int, int, int]
@@ -140,9 +140,9 @@ def from_node_link(data: dict[str, Any], *, path: Path, signature: Signature,
     chunk_home = np.full(len(chunk_set), -1, dtype=np.int64)
     chunk_home[np.array(h_cols, dtype=np.int64)] = np.array(h_rows, dtype=np.int64)
     documents = [(i, node) for i, node in enumerate(nodes) if node.get("kind") == DOCUMENT]
-    document_index = {int(node["id"].split(":", 1)[1]): i for i, node in documents}
-    titles = TitleIndex(TitleDocument(int(node["id"].split(":", 1)[1]), node["name"], node["full_key"],
-                                      tuple(node["aliases"])) for _, node in documents)
+    document_index = {document_id(node["id"]): i for i, node in documents}
+    titles = TitleIndex(TitleDocument(document_id(node["id"]), node["name"], node["full_key"], tuple(node["aliases"]))
+                        for _, node in documents)
     alias_df: dict[str, int] = {}
     for _, node in documents:
         alias_df.update(node.get("alias_df", {}))
