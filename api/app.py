@@ -34,6 +34,7 @@ from core.settings import Settings
 from ingest.pipeline import Ingestor
 from retrieval.answer import answerer_for
 from retrieval.pipeline import build_pipeline
+from retrieval.sync import sync_for
 
 log = logging.getLogger("kgrag.api")
 
@@ -46,11 +47,13 @@ def _build_resources(rt: Runtime) -> Resources:
     settings = rt.settings
     embedder = rt.checked_embedder()
     pipeline = build_pipeline(rt)
-    pipeline.warm()  # the BM25 index and the reranker load now, not on the first query
+    pipeline.warm()  # the published BM25 index and the reranker load now, not on the first query
+    sync = sync_for(rt, pipeline)  # then new versions load in the background; builds never run in a query
     answerer = answerer_for(settings.answer, embedder=embedder, spacy_model=settings.graph.spacy_model)
     ingestor = Ingestor(rt.store, embedder, settings.chunking, settings.embedding)
     log.info("answers by %s; signals %s", answerer.name, ",".join(settings.retrieval.signals))
-    return Resources(rt, pipeline, answerer, ingestor, JobRunner())
+    return Resources(rt, pipeline, answerer, ingestor, JobRunner(rt.db, stale_after=settings.artifacts.job_stale_after),
+                     sync)
 
 
 class BodyLimitMiddleware:
@@ -109,6 +112,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             yield
         finally:
             resources.jobs.close()
+            resources.sync.close()
             resources.pipeline.close()
             if owned_runtime:
                 rt.close()

@@ -17,7 +17,7 @@ from api.cli_query import query
 from api.cli_serve import serve
 from api.doctor import run_checks
 from ingest.pipeline import Ingestor
-from retrieval.maintenance import delete_document_everywhere
+from retrieval.maintenance import delete_document_everywhere, publish_bm25
 
 app = typer.Typer(
     name="kgrag",
@@ -31,6 +31,9 @@ app = typer.Typer(
 )
 documents_app = typer.Typer(help="List or delete stored documents.", no_args_is_help=True)
 app.add_typer(documents_app, name="documents")
+index_app = typer.Typer(help="The BM25 index every replica serves (built here, published in the database).",
+                        no_args_is_help=True)
+app.add_typer(index_app, name="index")
 app.add_typer(graph_app, name="graph")
 app.add_typer(eval_app, name="eval")
 app.command("serve")(serve)
@@ -69,6 +72,10 @@ def ingest(
                 on_file=lambda _src: progress.advance(task),
                 follow_outside_links=follow_outside_links,
             )
+        if report.added or report.replaced:
+            with console.status("publishing the BM25 index"):
+                index = publish_bm25(rt)
+            console.print(f"BM25 index published at corpus version {index.corpus_version} ({index.size} chunks)")
     table = Table(title="ingest summary")
     for col in ("outcome", "files"):
         table.add_column(col)
@@ -132,6 +139,24 @@ def documents_delete(
     with runtime() as rt:
         record = delete_document_everywhere(rt, document_id)
     console.print(f"deleted document {record.id} ({record.source}, {record.chunk_count} chunks)")
+
+
+@index_app.command("build")
+@handle_errors
+def index_build(
+    force: Annotated[bool, typer.Option("--force", help="Rebuild even when the published index is current.")] = False,
+) -> None:
+    """Build the BM25 index from the database and publish it to every replica.
+
+    `kgrag ingest` and `kgrag documents delete` do this themselves, and a running `kgrag serve`
+    rebuilds in the background after uploads, so this is for a database written by other means, an
+    upgrade, or a change of BM25 parameters. Replicas swap to the new index without a restart.
+
+    Example:  kgrag index build
+    """
+    with runtime() as rt, console.status("building the BM25 index"):
+        index = publish_bm25(rt, force=force)
+    console.print(f"BM25 index published at corpus version {index.corpus_version} ({index.size} chunks)")
 
 
 @app.command()

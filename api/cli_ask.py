@@ -14,6 +14,7 @@ from retrieval.answer.base import Answer
 from retrieval.answer.factory import answerer_for
 from retrieval.answer.grounded import answer_stream, gate
 from retrieval.pipeline import build_pipeline
+from retrieval.sync import sync_for
 
 
 @handle_errors
@@ -36,7 +37,8 @@ def ask(
     """
     wanted = parse_signals(signals)
     where = parse_filters(filters)
-    with runtime() as rt, build_pipeline(rt, signals=wanted) as pipe:
+    with runtime() as rt, build_pipeline(rt, signals=wanted, builder=True) as pipe:
+        sync_for(rt, pipe, start=False).sync_once()  # the graph and BM25 index the database publishes
         result = pipe.run(question, signals=wanted, rerank=not no_rerank, filters=where)
         exit_if_store_empty(result)
         for line in result.warnings:

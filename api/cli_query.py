@@ -13,6 +13,7 @@ from rich.table import Table
 from api.cli_common import console, err_console, handle_errors, runtime
 from core.types import Filters
 from retrieval.pipeline import KNOWN_SIGNALS, PassageHit, PipelineResult, build_pipeline
+from retrieval.sync import sync_for
 
 SNIPPET_CHARS = 320
 
@@ -71,7 +72,8 @@ def query(
     """
     wanted = parse_signals(signals)
     where = parse_filters(filters)
-    with runtime() as rt, build_pipeline(rt, signals=wanted) as pipe:
+    with runtime() as rt, build_pipeline(rt, signals=wanted, builder=True) as pipe:
+        sync_for(rt, pipe, start=False).sync_once()  # the graph and BM25 index the database publishes
         result = pipe.run(question, signals=wanted, top_k=top_k, rerank=not no_rerank, filters=where)
     exit_if_store_empty(result)
     print_result(result, explain=explain)

@@ -1,7 +1,7 @@
 """The API's shared resources and the ``Annotated`` dependencies that hand them to routes.
 
 Everything here is created once in the lifespan and holds no request state: the runtime (pool,
-embedder), the query pipeline, the answerer, the ingestor and the job runner.
+embedder), the query pipeline, the answerer, the ingestor, the job runner and the artifact sync.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from core.settings import Settings
 from ingest.pipeline import Ingestor
 from retrieval.answer import Answerer
 from retrieval.pipeline import QueryPipeline
+from retrieval.sync import ArtifactSync
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +30,7 @@ class Resources:
     answerer: Answerer
     ingestor: Ingestor
     jobs: JobRunner
+    sync: ArtifactSync
 
     @property
     def settings(self) -> Settings:

@@ -1,29 +1,44 @@
-"""Background jobs (graph builds) for the API: one worker thread, state kept in this process.
+"""Background jobs (graph builds) for the API, recorded in Postgres so every replica can report them.
 
 A graph build takes minutes, longer than any HTTP request should, so the request only queues it
-and the client polls ``GET /v1/jobs/{id}``. Job state is per process (a restart forgets it); the
-graph itself is durable in Postgres, and B's build takes its own lock against concurrent builders.
+and the client polls ``GET /v1/jobs/{id}``, on any replica: the job's state lives in ``kgrag_jobs``,
+not in this process. The replica that accepted the job runs it on its one job thread and beats a
+heartbeat while it does; a job whose replica died (kill -9, a lost host) stops beating and is
+reported failed after ``artifacts.job_stale_after`` seconds, which also frees its kind for a new
+job. What the job committed is kept (a graph build's batches are idempotent; see kg/store.py).
+
+Why not a job library such as procrastinate: kgrag has one job kind whose mutual exclusion is
+already a Postgres advisory lock, and what it needs from a queue is a row per job that any replica
+can read, a result, and a dead-runner rule. procrastinate stores no results, brings its own schema
+outside these migrations and an asyncio worker loop; a table and a heartbeat are the smaller part.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import threading
-import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal
 
+import psycopg
+from psycopg.types.json import Jsonb
+
 from api.problems import problem, problem_for
+from core.db import Database
 from core.errors import BuildLockedError, KgragError, NotFoundError
+from retrieval.sync import lower_thread_priority
 
 log = logging.getLogger("kgrag.api.jobs")
 
 JobState = Literal["queued", "running", "succeeded", "failed"]
-_KEEP = 100
+_KEEP_DAYS = 30
+HEARTBEAT_S = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,55 +57,127 @@ class Job:
         return self.state in ("queued", "running")
 
 
+_SELECT = ("SELECT id, kind, state, created_at, started_at, finished_at, result, error FROM kgrag_jobs")
+
+
+def _job(row: Any) -> Job:
+    def ts(value: datetime | None) -> float | None:
+        return value.timestamp() if value is not None else None
+
+    return Job(row[0], row[1], row[2], ts(row[3]) or 0.0, ts(row[4]), ts(row[5]), row[6], row[7])
+
+
 class JobRunner:
-    def __init__(self) -> None:
+    """Runs this replica's jobs on one thread; reads and writes their state in Postgres."""
+
+    def __init__(self, db: Database, *, stale_after: float = 60.0) -> None:
+        self.db = db
+        self.stale_after = stale_after
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgrag-job")
-        self._jobs: OrderedDict[str, Job] = OrderedDict()
+        self._running: set[str] = set()
         self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._heart = threading.Thread(target=self._beat, name="kgrag-job-heartbeat", daemon=True)
+        self._heart.start()
 
     def submit(self, kind: str, work: Callable[[], dict[str, Any]]) -> Job:
-        """Queue ``work``; a second job of the same kind while one is active is refused (409)."""
-        with self._lock:
-            for job in self._jobs.values():
-                if job.kind == kind and job.active:
-                    raise BuildLockedError(f"a {kind} job is already {job.state} (id {job.id})",
-                                           fix=f"poll GET /v1/jobs/{job.id} and start a new one when it ends")
-            job = Job(uuid.uuid4().hex, kind, "queued", time.time())
-            self._jobs[job.id] = job
-            while len(self._jobs) > _KEEP:
-                oldest = next(iter(self._jobs))
-                if self._jobs[oldest].active:
-                    break
-                self._jobs.popitem(last=False)
-        self._executor.submit(self._run, job.id, work)
-        return job
-
-    def _update(self, job_id: str, **changes: Any) -> None:
-        with self._lock:
-            self._jobs[job_id] = replace(self._jobs[job_id], **changes)
-
-    def _run(self, job_id: str, work: Callable[[], dict[str, Any]]) -> None:
-        self._update(job_id, state="running", started_at=time.time())
+        """Queue ``work``; a second job of the same kind while one is active anywhere is refused (409)."""
+        self._expire_dead()
+        job_id = uuid.uuid4().hex
         try:
-            result = work()
-        except KgragError as exc:
-            self._update(job_id, state="failed", finished_at=time.time(), error=problem_for(exc))
-        except Exception as exc:
-            log.exception("job %s failed", job_id)
-            self._update(job_id, state="failed", finished_at=time.time(),
-                         error=problem(500, f"the job failed unexpectedly ({type(exc).__name__})",
-                                       fix="see the server log, then retry", kind="internal"))
-        else:
-            self._update(job_id, state="succeeded", finished_at=time.time(), result=result)
+            with self.db.transaction() as conn:
+                row = conn.execute(
+                    "INSERT INTO kgrag_jobs (id, kind, state, owner) VALUES (%s, %s, 'queued', %s)"
+                    " RETURNING id, kind, state, created_at, started_at, finished_at, result, error",
+                    (job_id, kind, self.owner)).fetchone()
+                conn.execute("DELETE FROM kgrag_jobs WHERE created_at < now() - make_interval(days => %s)"
+                             " AND state IN ('succeeded', 'failed')", (_KEEP_DAYS,))
+        except psycopg.errors.UniqueViolation:
+            active = self._active(kind)
+            where = f" (id {active.id})" if active else ""
+            raise BuildLockedError(
+                f"a {kind} job is already {active.state if active else 'active'}{where}",
+                fix=f"poll GET /v1/jobs/{active.id if active else '{id}'} and start a new one when it ends") from None
+        with self._lock:
+            self._running.add(job_id)
+        self._executor.submit(self._run, job_id, work)
+        return _job(row)
 
     def get(self, job_id: str) -> Job:
-        with self._lock:
-            job = self._jobs.get(job_id)
-        if job is None:
+        self._expire_dead()
+        with self.db.connection() as conn:
+            row = conn.execute(_SELECT + " WHERE id = %s", (job_id,)).fetchone()
+        if row is None:
             raise NotFoundError(f"no job with id {job_id}",
-                                fix="job ids come from POST /v1/graph/build; jobs are forgotten when the server "
-                                "restarts")
-        return job
+                                fix="job ids come from POST /v1/graph/build; finished jobs are kept for "
+                                f"{_KEEP_DAYS} days")
+        return _job(row)
 
     def close(self) -> None:
+        self._stop.set()
         self._executor.shutdown(wait=True, cancel_futures=True)
+        self._heart.join(timeout=10)
+
+    # -- internals ----------------------------------------------------------------------------------
+    def _active(self, kind: str) -> Job | None:
+        with self.db.connection() as conn:
+            row = conn.execute(_SELECT + " WHERE kind = %s AND state IN ('queued', 'running')", (kind,)).fetchone()
+        return _job(row) if row else None
+
+    def _set(self, job_id: str, state: JobState, **columns: Any) -> None:
+        sets = ["state = %s", "heartbeat_at = now()"]
+        values: list[Any] = [state]
+        for column, value in columns.items():
+            if value == "now":
+                sets.append(f"{column} = now()")
+            else:
+                sets.append(f"{column} = %s")
+                values.append(Jsonb(value))
+        with self.db.transaction() as conn:
+            conn.execute(f"UPDATE kgrag_jobs SET {', '.join(sets)} WHERE id = %s", (*values, job_id))
+
+    def _run(self, job_id: str, work: Callable[[], dict[str, Any]]) -> None:
+        lower_thread_priority()  # a build shares the replica's cores with its queries
+        try:
+            self._set(job_id, "running", started_at="now")
+            try:
+                result = work()
+            except KgragError as exc:
+                self._set(job_id, "failed", finished_at="now", error=problem_for(exc))
+            except Exception as exc:
+                log.exception("job %s failed", job_id)
+                self._set(job_id, "failed", finished_at="now",
+                          error=problem(500, f"the job failed unexpectedly ({type(exc).__name__})",
+                                        fix="see the server log, then retry", kind="internal"))
+            else:
+                self._set(job_id, "succeeded", finished_at="now", result=result)
+        except KgragError as exc:  # the database went away: the heartbeat stops and readers see it failed
+            log.error("could not record job %s's state: %s", job_id, exc)
+        finally:
+            with self._lock:
+                self._running.discard(job_id)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(HEARTBEAT_S):
+            with self._lock:
+                ids = list(self._running)
+            if not ids:
+                continue
+            try:
+                with self.db.transaction() as conn:
+                    conn.execute("UPDATE kgrag_jobs SET heartbeat_at = now() WHERE id = ANY(%s)"
+                                 " AND state IN ('queued', 'running')", (ids,))
+            except KgragError as exc:
+                log.warning("job heartbeat failed: %s", exc)
+
+    def _expire_dead(self) -> None:
+        """Jobs whose replica stopped beating: failed, with why (so their kind can run again)."""
+        error = problem(500, "the replica running this job stopped before it finished",
+                        fix="start the build again (POST /v1/graph/build); the batches it committed are kept",
+                        kind="job-lost")
+        with self.db.transaction() as conn:
+            conn.execute(
+                "UPDATE kgrag_jobs SET state = 'failed', finished_at = now(), error = %s"
+                " WHERE state IN ('queued', 'running') AND heartbeat_at < now() - make_interval(secs => %s)",
+                (Jsonb(error), self.stale_after))

@@ -31,7 +31,8 @@ def _holder(app: FastAPI, res: Resources) -> GraphHolder:
         return holder
     own = getattr(app.state, "graph_holder", None)
     if own is None:
-        own = app.state.graph_holder = GraphHolder(res.settings.graph_path)
+        own = app.state.graph_holder = GraphHolder(res.settings.graph_path,
+                                                   database_id=res.runtime.artifacts.database_id)
     return own
 
 

@@ -164,6 +164,7 @@ async def _from_json(request: Request, limit: int) -> LoadedDocument:
 
 def _ingest(res: Resources, doc: LoadedDocument, allow_duplicates: bool) -> IngestOut:
     report = res.ingestor.ingest_documents([doc], allow_duplicates=allow_duplicates)
+    res.sync.kick()  # BM25 catches up in the background (one build for a burst of uploads)
     if report.duplicates:
         _, twin = report.duplicates[0]
         raise DuplicateDocumentError(f"the same content is already stored as {twin!r}; not stored twice",
@@ -218,4 +219,6 @@ def get_document(document_id: int, res: ResourcesDep) -> DocumentOut:
 def delete_document(document_id: int, res: ResourcesDep) -> DocumentOut:
     """Deletes the document, its chunks, its graph evidence and the entities only it mentioned, and the
     BM25 index holding its words; returns what was deleted."""
-    return DocumentOut.of(delete_document_everywhere(res.runtime, document_id))
+    record = delete_document_everywhere(res.runtime, document_id)
+    res.sync.sync_once()  # swap to the index published without it before answering
+    return DocumentOut.of(record)

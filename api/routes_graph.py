@@ -11,7 +11,7 @@ from fastapi import APIRouter, Query, Response
 
 from api.deps import Authorized, Resources, ResourcesDep
 from api.jobs import Job
-from api.schemas import JobOut
+from api.schemas import ArtifactOut, ArtifactsOut, JobOut
 from core.errors import GraphMissingError
 
 log = logging.getLogger("kgrag.api")
@@ -33,7 +33,8 @@ def _build(res: Resources, rebuild: bool) -> dict[str, Any]:
     rt = res.runtime
     settings = rt.settings
     report = build_graph(GraphStore(rt.db), settings.graph, settings.graph_path, load_spacy(settings.graph.spacy_model),
-                         rebuild=rebuild)
+                         rebuild=rebuild, artifacts=rt.artifacts)
+    res.sync.sync_once()  # load the new graph on this thread, not in the next query
     log.info("graph build wrote %s", report.path)  # the server's file layout stays in its log, not the job result
     return {name: getattr(report, name) for name in report.__dataclass_fields__ if name != "path"}
 
@@ -44,6 +45,17 @@ def build_graph(res: ResourcesDep, response: Response, rebuild: bool = False) ->
     job = res.jobs.submit("graph-build", lambda: _build(res, rebuild))
     response.headers["Location"] = f"/v1/jobs/{job.id}"
     return job_out(job)
+
+
+@router.get("/artifacts", response_model=ArtifactsOut)
+def artifacts(res: ResourcesDep) -> ArtifactsOut:
+    """The BM25 index and graph this replica serves, and the database's corpus version: replicas behind
+    one load balancer report the same digests once they have synced."""
+    status = res.sync.status()
+    return ArtifactsOut(
+        database_id=status["database_id"], corpus_version=status["corpus_version"],
+        bm25=ArtifactOut(**{k: status["bm25"][k] for k in ("corpus_version", "sha256")}) if status["bm25"] else None,
+        graph=ArtifactOut(**status["graph"]) if status["graph"] else None, last_error=status.get("last_error"))
 
 
 @router.get("/jobs/{job_id}", response_model=JobOut)

@@ -211,6 +211,19 @@ class JobOut(BaseModel):
     error: dict[str, Any] | None = Field(default=None, description="A problem document when the job failed.")
 
 
+class ArtifactOut(BaseModel):
+    corpus_version: int = Field(description="The corpus version the artifact was built from.")
+    sha256: str | None = Field(description="Digest of the published artifact: equal on replicas serving the same one.")
+
+
+class ArtifactsOut(BaseModel):
+    database_id: str = Field(description="Stamped into every artifact; a replica refuses any other database's.")
+    corpus_version: int
+    bm25: ArtifactOut | None = Field(description="The BM25 index this replica serves (null: none published yet).")
+    graph: ArtifactOut | None = Field(description="The graph this replica serves (null: none built yet).")
+    last_error: str | None = Field(default=None, description="Why the last sync failed (the loaded versions serve).")
+
+
 class CheckOut(BaseModel):
     name: str
     ok: bool

@@ -57,7 +57,7 @@ def run(requests: int, threads: int) -> dict[str, object]:
             embedder = rt.checked_embedder()
             Ingestor(rt.store, embedder, s.chunking, s.embedding).ingest_paths([REPO / "examples"])
             answerer = make_answerer(s.answer, embedder=embedder)
-            with build_pipeline(rt) as pipeline, ThreadPoolExecutor(threads) as pool:
+            with build_pipeline(rt, builder=True) as pipeline, ThreadPoolExecutor(threads) as pool:
                 def one(i: int) -> None:
                     result = pipeline.run(distinct_question(i), rerank=False)
                     grounded_answer(result, gate(result, s), answerer, s)

@@ -423,7 +423,8 @@ def query_latency(home: Path, qs: Sequence[str], clients: Sequence[int], warm: S
     from retrieval.pipeline import build_pipeline
 
     out: dict[str, Any] = {}
-    with Runtime(settings_for(home)) as rt, build_pipeline(rt, signals=("dense", "bm25", "graph")) as pipe:
+    with Runtime(settings_for(home)) as rt, \
+            build_pipeline(rt, signals=("dense", "bm25", "graph"), builder=True) as pipe:
         t0 = time.perf_counter()
         pipe.warm()
         warm_r = pipe.run("warm up the index and models", rerank=False)

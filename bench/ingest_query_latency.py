@@ -91,7 +91,7 @@ def run(size_mb: float, one_line: bool, idle_queries: int, interval: float) -> d
         with Runtime(settings) as rt:
             ingestor = Ingestor(rt.store, rt.checked_embedder(), settings.chunking, settings.embedding)
             ingestor.ingest_paths([REPO / "examples"])
-            with build_pipeline(rt) as pipeline, ThreadPoolExecutor(max_workers=4) as clients:
+            with build_pipeline(rt, builder=True) as pipeline, ThreadPoolExecutor(max_workers=4) as clients:
                 ask = lambda q: pipeline.run(q, rerank=False)  # noqa: E731
                 for q in QUESTIONS:
                     ask(q)  # warm: model, BM25 index

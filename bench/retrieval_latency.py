@@ -143,7 +143,7 @@ def main() -> None:
         if len(judged) < len(queries):  # a partial ingest: only queries whose judged documents are all in
             print(f"partial corpus: keeping {len(judged)} of {len(queries)} queries (judged documents present)")
             queries = {q: t for q, t in queries.items() if q in judged}
-        with build_pipeline(rt, signals=("dense", "bm25")) as pipe:
+        with build_pipeline(rt, signals=("dense", "bm25"), builder=True) as pipe:
             t0 = time.perf_counter()
             pipe.retrievers["bm25"].retrieve(Query("warm up", k=1))  # builds or loads the index
             print(f"bm25 index ready in {time.perf_counter() - t0:.1f}s")

@@ -6,6 +6,7 @@ so a laptop needs no database install; any other Postgres with pgvector is used 
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import warnings
@@ -81,6 +82,7 @@ class Database:
         self._down = False
         self._closed = threading.Event()
         self._recovery: threading.Thread | None = None
+        self._database_id: str | None = None
 
     def _new_pool(self) -> ConnectionPool:
         # check=: a connection left over from a server that has since restarted is replaced, not handed out.
@@ -251,15 +253,72 @@ def migrate(db: Database, *, embedding_dim: Callable[[], int]) -> int:
         return len(MIGRATIONS)
 
 
+@contextmanager
+def advisory_lock(db: Database, key: int, *, wait: bool = True) -> Iterator[bool]:
+    """A session advisory lock on one pooled connection for the block: across processes and hosts, and
+    released by Postgres itself when a killed holder's connection drops. Yields whether it was taken
+    (always True when ``wait``)."""
+    with db.connection() as conn:
+        conn.autocommit = True
+        try:
+            if wait:
+                conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+                got = True
+            else:
+                got = bool(conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0])
+            try:
+                yield got
+            finally:
+                if got:
+                    conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+        finally:
+            conn.autocommit = False
+
+
+def database_id(db: Database) -> str:
+    """The id made when this database's schema was created: stamped into every artifact built from it,
+    so an artifact (or a data home) from another database is told apart even at an equal corpus version."""
+    if db._database_id is None:
+        with db.connection() as conn:
+            row = conn.execute("SELECT value FROM kgrag_meta WHERE key = 'database_id'").fetchone()
+        db._database_id = str(row[0])
+    return db._database_id
+
+
 def stored_embedding_dim(conn: psycopg.Connection) -> int:
     row = conn.execute("SELECT value FROM kgrag_meta WHERE key = 'embedding_dim'").fetchone()
     return int(row[0])
 
 
-def check_embedding_dim(db: Database, embedding_dim: int) -> None:
-    """Refuse a model whose vectors would not fit the stored ones (before any write or search)."""
+def check_embedding_model(db: Database, embedding_dim: int, identity: dict[str, str]) -> None:
+    """Refuse a model whose vectors would not fit the stored ones (before any write or search).
+
+    The dimension alone is not enough: two 384-dimensional models would silently mix vectors in one
+    index. The model's name and weights revision are recorded with the first chunks and compared
+    after; a database from before this check gets the current model recorded (nothing to compare to).
+    The revision decides: the same weights under another name or folder are the same model.
+    """
     with db.connection() as conn:
         stored = stored_embedding_dim(conn)
+        row = conn.execute("SELECT value FROM kgrag_meta WHERE key = 'embedding_model'").fetchone()
+    _check_dim(stored, embedding_dim)
+    if row is None:
+        with db.transaction() as conn:
+            conn.execute("INSERT INTO kgrag_meta (key, value) VALUES ('embedding_model', %s) ON CONFLICT DO NOTHING",
+                         (json.dumps(identity, sort_keys=True),))
+        return
+    recorded = json.loads(row[0])
+    if recorded.get("revision") != identity.get("revision"):
+        raise ConfigError(
+            f"the database's embeddings were made by {recorded.get('name')!r} (revision {recorded.get('revision')}) "
+            f"but the configured model is {identity.get('name')!r} (revision {identity.get('revision')}): "
+            "their vectors are not comparable",
+            fix="set KGRAG_EMBEDDING__MODEL back to the model the corpus was ingested with, or use a new "
+            "database (or data home) and re-ingest",
+        )
+
+
+def _check_dim(stored: int, embedding_dim: int) -> None:
     if stored != embedding_dim:
         raise ConfigError(
             f"the database holds {stored}-dimensional embeddings but the configured model makes "

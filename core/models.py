@@ -6,6 +6,7 @@ stay inside functions so `kgrag --help` is instant.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Sequence
@@ -59,6 +60,24 @@ class Embedder:
         self._queued_lock = threading.Lock()
         self._queued_cond = threading.Condition(self._queued_lock)
         self._queued: list[_QueuedQuery] = []
+        self._identity: dict[str, str] | None = None
+
+    def identity(self) -> dict[str, str]:
+        """The configured name and a revision made from the weights themselves.
+
+        Recorded with the corpus (core.db.check_embedding_model): two models of the same dimension make
+        incomparable vectors, and a name says nothing once a folder's weights are swapped. The revision
+        hashes every tensor's name, shape and first values, so it reads no file and needs no hub.
+        """
+        if self._identity is None:
+            digest = hashlib.sha256()
+            state = self.model.state_dict()
+            for key in sorted(state):
+                tensor = state[key].detach().reshape(-1)[:64].to("cpu").float().numpy()
+                digest.update(f"{key}:{tuple(state[key].shape)}:".encode())
+                digest.update(tensor.tobytes())
+            self._identity = {"name": self.name, "revision": digest.hexdigest()[:16], "dim": str(self.dim)}
+        return self._identity
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Tokens each text costs the model, without the [CLS]/[SEP] pair."""

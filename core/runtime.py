@@ -9,7 +9,8 @@ from __future__ import annotations
 import threading
 from functools import cached_property
 
-from core.db import Database, check_embedding_dim
+from core.artifacts import ArtifactStore
+from core.db import Database, check_embedding_model
 from core.models import Embedder, load_embedder
 from core.settings import Settings
 from core.store import Store
@@ -44,13 +45,17 @@ class Runtime:
         embedder = self.embedder
         with self._lock:
             if not self._dim_checked:
-                check_embedding_dim(self.db, embedder.dim)
+                check_embedding_model(self.db, embedder.dim, embedder.identity())
                 self._dim_checked = True
         return embedder
 
     @cached_property
     def store(self) -> Store:
         return Store(self.db)
+
+    @cached_property
+    def artifacts(self) -> ArtifactStore:
+        return ArtifactStore(self.db, part_bytes=self.settings.artifacts.part_bytes)
 
     def close(self) -> None:
         with self._lock:

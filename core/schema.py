@@ -1,7 +1,8 @@
 """Versioned schema migrations, applied in order under an advisory lock.
 
 All durable state lives in Postgres (documents, chunks, the graph's entities, mentions and
-relations, the corpus version), so API replicas can be stateless. The embedding dimension is
+relations, the corpus version, the published BM25 and graph artifacts, jobs), so API replicas are
+stateless. The embedding dimension is
 fixed when the schema is first created and recorded in ``kgrag_meta``: an HNSW index needs it.
 """
 
@@ -116,6 +117,60 @@ def _v4_document_status_and_hash_lookup(dim: int) -> str:
     """
 
 
+def _v5_identity_artifacts_jobs(dim: int) -> str:
+    """What replicas need to be stateless: a database id stamped into every artifact (a data home
+    pointed at another database must not serve this one's chunk ids), the derived indexes published
+    here under a version (any replica loads them from the database URL alone), and durable jobs (any
+    replica can report one; a restart forgets nothing)."""
+    del dim
+    return """
+    INSERT INTO kgrag_meta (key, value) VALUES ('database_id', gen_random_uuid()::text) ON CONFLICT DO NOTHING;
+
+    CREATE TABLE kgrag_artifacts (
+        id             bigserial PRIMARY KEY,
+        kind           text NOT NULL,             -- 'bm25' or 'graph'
+        variant        text NOT NULL,             -- what a reader must match to use it (BM25 parameters)
+        corpus_version bigint NOT NULL,
+        sha256         text NOT NULL,             -- of the files, in name order: the artifact's identity
+        bytes          bigint NOT NULL,
+        manifest       jsonb NOT NULL,            -- database id, embedding model, files with their digests
+        created_at     timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE kgrag_artifact_parts (
+        artifact_id bigint NOT NULL REFERENCES kgrag_artifacts(id) ON DELETE CASCADE,
+        file        text NOT NULL,
+        seq         int NOT NULL,
+        data        bytea NOT NULL,
+        PRIMARY KEY (artifact_id, file, seq)
+    );
+    -- The parts are already compact (gzip, numpy): TOAST compression would only cost CPU.
+    ALTER TABLE kgrag_artifact_parts ALTER COLUMN data SET STORAGE EXTERNAL;
+    -- The version replicas serve: switched in the same transaction that wrote the parts.
+    CREATE TABLE kgrag_artifact_current (
+        kind         text NOT NULL,
+        variant      text NOT NULL,
+        artifact_id  bigint NOT NULL REFERENCES kgrag_artifacts(id),
+        published_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (kind, variant)
+    );
+
+    CREATE TABLE kgrag_jobs (
+        id           text PRIMARY KEY,
+        kind         text NOT NULL,
+        state        text NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed')),
+        owner        text NOT NULL,              -- the process running it (host:pid)
+        created_at   timestamptz NOT NULL DEFAULT now(),
+        started_at   timestamptz,
+        finished_at  timestamptz,
+        heartbeat_at timestamptz NOT NULL DEFAULT now(),
+        result       jsonb,
+        error        jsonb
+    );
+    CREATE UNIQUE INDEX kgrag_jobs_one_active ON kgrag_jobs (kind) WHERE state IN ('queued', 'running');
+    CREATE INDEX kgrag_jobs_created ON kgrag_jobs (created_at);
+    """
+
+
 MIGRATIONS: list[Migration] = [_v1_documents_and_chunks, _v2_graph, _v3_relation_target_index,
-                               _v4_document_status_and_hash_lookup]
+                               _v4_document_status_and_hash_lookup, _v5_identity_artifacts_jobs]
 """Append new migrations; never edit one that has shipped."""

@@ -240,6 +240,32 @@ class ApiSettings(BaseModel):
     max_upload_bytes: int = Field(default=50 * 1024 * 1024, ge=1)
 
 
+class ArtifactSettings(BaseModel):
+    """How replicas share the BM25 index and the graph through Postgres (core.artifacts, retrieval.sync)."""
+
+    poll_interval: float = Field(
+        default=5.0, gt=0.0,
+        description="Seconds between checks for a newly published index when no notification arrives "
+                    "(LISTEN/NOTIFY is the fast path; polling covers a dropped listener or a proxy without it).",
+    )
+    background_builds: bool = Field(
+        default=True,
+        description="A serving replica rebuilds and publishes the BM25 index when the corpus moves past it "
+                    "(one replica at a time, under a database lock). Off: only `kgrag index build`, ingestion "
+                    "from the CLI and deletions publish it.",
+    )
+    build_delay: float = Field(
+        default=0.5, ge=0.0,
+        description="Seconds a background build waits after a corpus change, so a burst of uploads costs one build.",
+    )
+    part_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, description="Size of one stored artifact part.")
+    job_stale_after: float = Field(
+        default=60.0, gt=0.0,
+        description="A running job whose replica has not reported for this long is marked failed (its "
+                    "process died); committed work is kept and a new build can start.",
+    )
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="KGRAG_", env_nested_delimiter="__", env_file=".env", extra="ignore", frozen=True
@@ -255,6 +281,7 @@ class Settings(BaseSettings):
     rerank: RerankSettings = Field(default_factory=RerankSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
+    artifacts: ArtifactSettings = Field(default_factory=ArtifactSettings)
 
     @property
     def pgdata_dir(self) -> Path:

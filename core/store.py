@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+import psycopg
 from pgvector import Vector
 from psycopg.types.json import Jsonb
 
@@ -30,7 +32,9 @@ class WriteResult:
 
 
 def _bump_corpus_version(conn: Any) -> int:
+    """Every corpus change: the notification reaches listening replicas when the change commits."""
     row = conn.execute("UPDATE corpus_state SET version = version + 1 WHERE id = 1 RETURNING version").fetchone()
+    conn.execute("SELECT pg_notify('kgrag_corpus', %s)", (str(row[0]),))
     return int(row[0])
 
 
@@ -237,6 +241,23 @@ class Store:
                 _CHUNK_SELECT + " WHERE c.id = ANY(%s)", (list(chunk_ids),)
             ).fetchall()
         return {int(r[0]): _chunk_record(r) for r in rows}
+
+    @contextmanager
+    def chunk_snapshot(self, *, batch_size: int = 2000) -> Iterator[tuple[int, Iterator[tuple[int, int, str, str]]]]:
+        """The corpus version and (chunk id, document id, title, text) of every chunk, both read in one
+        REPEATABLE READ snapshot: an index built from it is exactly the version it records."""
+        with self.db.connection() as conn:
+            conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            try:
+                with conn.transaction():
+                    version = int(conn.execute("SELECT version FROM corpus_state WHERE id = 1").fetchone()[0])
+                    with conn.cursor(name="kgrag_chunk_snapshot") as cur:
+                        cur.itersize = batch_size
+                        cur.execute("SELECT c.id, c.document_id, d.title, c.text FROM chunks c"
+                                    " JOIN documents d ON d.id = c.document_id ORDER BY c.id")
+                        yield version, ((int(r[0]), int(r[1]), r[2], r[3]) for r in cur)
+            finally:
+                conn.isolation_level = None
 
     def iter_chunks(self, *, batch_size: int = 2000, after_id: int = 0) -> Iterator[ChunkRecord]:
         """All chunks in id order, streamed in batches (keyset pagination, no long-held cursor)."""

@@ -141,7 +141,7 @@ def run_eval(rt: Runtime, dataset: Dataset, *, ablate: bool, answers: bool | Non
     """``answers`` (default: only for golden sets) also runs the gate and the answerer per question."""
     answers = dataset.format == "golden" if answers is None else answers
     corpus = prepare_corpus(rt, dataset, progress)
-    pipeline = build_pipeline(rt)
+    pipeline = build_pipeline(rt, builder=True)
     try:
         pipeline.warm()  # model and index loading must not count as the first question's latency
         pipeline.run("warm-up", rerank=False)

@@ -2,8 +2,9 @@
 
 Offline and incremental: only chunks without a processed mark are parsed (all of them after
 ``rebuild`` or a change of extraction parameters). One build runs at a time per database, enforced
-by a Postgres advisory lock, and the file is replaced atomically at the very end, so a build that
-dies leaves the previous graph serving and its committed batches for the next build to keep.
+by a Postgres advisory lock, and the result is published to the database and the file replaced
+atomically at the very end, so a build that dies leaves the previous graph serving (on every
+replica) and its committed batches for the next build to keep.
 """
 
 from __future__ import annotations
@@ -15,15 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.artifacts import GRAPH, ArtifactStore
 from core.settings import GraphSettings
 from kg.documents import document_layer
-from kg.graphfile import DOCUMENT, FORMAT, build_networkx, to_bytes, write_atomic
+from kg.graphfile import DOCUMENT, FORMAT, build_networkx, to_bytes, write_atomic, write_sidecar
 from kg.nlp import model_id
 from kg.parallel import extract_in_order, worker_count
 from kg.store import GraphStore
 
 EXTRACTOR_VERSION = 1
 """Bump when extraction logic changes what it finds: stored rows from an older extractor are redone."""
+GRAPH_FILE = "graph.json.gz"
+"""The graph artifact's one file (kg.graphfile's format)."""
 DOCUMENTS_BATCH_CHUNKS = 256
 """Chunks per write transaction (whole documents, so aliases resolve within one)."""
 
@@ -57,13 +61,18 @@ def extraction_params(settings: GraphSettings, nlp: Any) -> dict[str, Any]:
 def build_graph(
     store: GraphStore, settings: GraphSettings, path: Path, nlp: Any, *, rebuild: bool = False,
     on_total: Callable[[int], None] | None = None, on_progress: Callable[[int], None] | None = None,
-    batch_chunks: int | None = None,
+    batch_chunks: int | None = None, artifacts: ArtifactStore | None = None,
 ) -> BuildReport:
     """Run one build; raises BuildLockedError when another is running.
 
     ``nlp`` is used in this process; worker processes (``settings.processes``) load
     ``settings.spacy_model`` themselves, so the two must name the same model.
+
+    The file is published to the database (core.artifacts) before it is written here: every replica
+    then installs the same bytes, and a build killed before the publish commits leaves every replica,
+    this data home included, on the previous graph.
     """
+    artifacts = artifacts or ArtifactStore(store.db)
     t0 = time.perf_counter()
     params = extraction_params(settings, nlp)
     params_json = json.dumps(params, sort_keys=True)
@@ -89,7 +98,8 @@ def build_graph(
         pruned = store.prune_orphans()
         snapshot = store.snapshot()
         layer = document_layer(store.titles(), store.iter_chunk_texts())
-        manifest = {"format": FORMAT, "corpus_version": snapshot.corpus_version, "params": params}
+        manifest = {"format": FORMAT, "corpus_version": snapshot.corpus_version, "params": params,
+                    "database_id": artifacts.database_id()}
         graph = build_networkx(snapshot, manifest, layer)
         relation_count = sum(len(rels) for _, _, rels in graph.edges(data="relations"))
         graph.graph["manifest"]["counts"] = {
@@ -99,7 +109,11 @@ def build_graph(
             "chunks": len(snapshot.chunk_documents),
         }
         data = to_bytes(graph)
-        write_atomic(path, data)
+        artifact = artifacts.publish(GRAPH, "", snapshot.corpus_version, {GRAPH_FILE: data},
+                                     {"params": params, "counts": graph.graph["manifest"]["counts"]})
+        if artifact.corpus_version == snapshot.corpus_version:
+            write_atomic(path, data)
+            write_sidecar(path, artifact.id, artifact.sha256)
     return BuildReport(
         rebuilt=rebuilt, chunks_processed=processed, entities=graph.number_of_nodes(), relations=relation_count,
         edges=graph.number_of_edges(), chunks_covered=len(snapshot.chunk_documents), pruned_entities=pruned,

@@ -181,6 +181,24 @@ def write_atomic(path: Path, data: bytes) -> None:
         os.close(dir_fd)
 
 
+def sidecar(path: Path) -> Path:
+    """Names the published artifact a graph file is (its digest): a replica compares it with the
+    database's current one to know whether to download."""
+    return path.with_name(path.name + ".artifact")
+
+
+def write_sidecar(path: Path, artifact_id: int, sha256: str) -> None:
+    write_atomic(sidecar(path), json.dumps({"id": artifact_id, "sha256": sha256}).encode())
+
+
+def installed_artifact(path: Path) -> str | None:
+    """The digest of the published artifact this file was installed from; None if unknown or absent."""
+    try:
+        return str(json.loads(sidecar(path).read_text())["sha256"]) if path.exists() else None
+    except (OSError, ValueError, KeyError):
+        return None
+
+
 def read_data(path: Path) -> dict[str, Any]:
     """The node-link dict (plain JSON; nothing in it can execute)."""
     with gzip.open(path, "rb") as fh:

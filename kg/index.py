@@ -1,16 +1,19 @@
 """The graph as serving uses it: an immutable object of arrays and sparse matrices built at load time.
 
 Queries only read it, so any number of threads can share one. When the file on disk changes (a new
-build renamed over it), the holder loads the new one and swaps a single reference under a lock;
-a query in flight keeps the object it started with.
+build renamed over it, or a replica installed a newly published one), the holder loads the new one
+and swaps a single reference; a query in flight keeps the object it started with.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
+import tempfile
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,8 +21,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from core.artifacts import ArtifactRefusedError, check_database
 from kg.documents import TitleDocument, TitleIndex
-from kg.graphfile import DOCUMENT, MENTIONS_DOCUMENT, TITLED, document_id, read_data
+from kg.graphfile import DOCUMENT, MENTIONS_DOCUMENT, TITLED, document_id, read_data, write_sidecar
 from kg.traversal import row_normalised
 
 Signature = tuple[int, int, int]
@@ -199,13 +203,22 @@ def _edges(edges: list[dict[str, Any]], index: dict[str, int], document_edge_wei
 
 
 class GraphHolder:
-    """The current LoadedGraph for a path, reloaded when the file changes; None while there is no file."""
+    """The current LoadedGraph for a path, reloaded when the file changes; None while there is no file.
 
-    def __init__(self, path: Path, *, document_edge_weight: float = DOCUMENT_EDGE_WEIGHT) -> None:
+    A new version is loaded beside the old one: while one thread loads it, queries keep the graph
+    they had (only a holder with no graph yet waits). ``install`` (a replica's sync thread) loads the
+    downloaded bytes before renaming them into place, so no query ever pays for the load. A file
+    made against another database than ``database_id`` names is refused, never served.
+    """
+
+    def __init__(self, path: Path, *, document_edge_weight: float = DOCUMENT_EDGE_WEIGHT,
+                 database_id: Callable[[], str] | None = None) -> None:
         self.path = path
         self.document_edge_weight = document_edge_weight
+        self.database_id = database_id
         self._lock = threading.Lock()
         self._graph: LoadedGraph | None = None
+        self._refused: tuple[Signature, ArtifactRefusedError] | None = None
 
     def current(self) -> LoadedGraph | None:
         graph = self._graph
@@ -214,7 +227,52 @@ class GraphHolder:
             return None
         if graph is not None and graph.signature == signature:
             return graph
-        with self._lock:
-            if self._graph is None or self._graph.signature != signature:
-                self._graph = load_graph(self.path, document_edge_weight=self.document_edge_weight)
+        if graph is not None:
+            if not self._lock.acquire(blocking=False):
+                return graph  # another thread is loading the new file: serve the old one meanwhile
+        else:
+            self._lock.acquire()
+        try:
+            return self._load(signature)
+        finally:
+            self._lock.release()
+
+    def _load(self, signature: Signature) -> LoadedGraph:
+        if self._graph is not None and self._graph.signature == signature:
             return self._graph
+        if self._refused is not None and self._refused[0] == signature:
+            raise self._refused[1]
+        graph = load_graph(self.path, document_edge_weight=self.document_edge_weight)
+        try:
+            self._check(graph)
+        except ArtifactRefusedError as exc:
+            self._refused = (signature, exc)
+            raise
+        self._graph = graph
+        return graph
+
+    def _check(self, graph: LoadedGraph) -> None:
+        if self.database_id is not None:
+            check_database(graph.manifest, self.database_id(), f"the graph file at {graph.path}",
+                           fix="run `kgrag graph build` against this database (or POST /v1/graph/build)")
+
+    def install(self, data: bytes, artifact_id: int, sha256: str) -> LoadedGraph:
+        """Load ``data`` from a temporary file, then rename it over the graph file and swap the reference."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
+        tmp = Path(tmp_name)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            graph = load_graph(tmp, document_edge_weight=self.document_edge_weight)
+            self._check(graph)
+            with self._lock:
+                os.replace(tmp, self.path)  # same inode, mtime and size: the signature still matches
+                graph = dataclasses.replace(graph, path=self.path)
+                self._graph = graph
+                write_sidecar(self.path, artifact_id, sha256)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return graph

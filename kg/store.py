@@ -108,6 +108,10 @@ class GraphStore:
             alive = {int(r[0]) for r in conn.execute(
                 "SELECT id FROM chunks WHERE id = ANY(%s) FOR KEY SHARE", (list(extraction.chunk_ids),)
             ).fetchall()}
+            # Idempotent per batch: a batch retried after its commit (a lost reply, a re-run task) replaces
+            # its own rows instead of hitting the primary keys or doubling counts.
+            conn.execute("DELETE FROM kg_mentions WHERE chunk_id = ANY(%s)", (sorted(alive),))
+            conn.execute("DELETE FROM kg_relations WHERE chunk_id = ANY(%s)", (sorted(alive),))
             mentions = [m for m in extraction.mentions if m.chunk_id in alive]
             relations = [r for r in extraction.relations if r.chunk_id in alive]
             ids = _entity_ids(conn, sorted({m.key for m in mentions}))

@@ -12,13 +12,15 @@ Stopwords are removed first, so such terms are rare and rankings agree (tests/te
 The same rule means a corpus of one or two chunks gives BM25 almost nothing to score (every term is
 in "over half"); dense retrieval carries such tiny corpora.
 
-Freshness: the index records the corpus version (core.store) it was built from. A retrieve() that
-finds the database ahead rebuilds a new, immutable index and swaps one reference; requests in
-flight keep the object they started with, and nothing is mutated per request.
+Freshness: an index records the corpus version (core.store) it was built from and the database it
+was built against. Builders (ingestion from the CLI, deletions, `kgrag index build`, a serving
+replica's background builder) publish it through core.artifacts; replicas download and swap it. A
+query never builds: it serves the index it holds and says so when the corpus has moved past it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -27,13 +29,15 @@ import threading
 import time
 import unicodedata
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from core.artifacts import BM25, Artifact, ArtifactStore, check_database
+from core.db import advisory_lock
 from core.settings import RetrievalSettings
 from core.store import Store, filters_sql
 from core.types import Filters, Hit
@@ -111,6 +115,9 @@ class BM25Index:
     document_ids: np.ndarray
     scorer: Any  # bm25s.BM25, or None for an empty corpus
     path: Path | None = None
+    database_id: str = ""
+    artifact: str = ""
+    """The published artifact's digest ('' before publishing): what replicas compare to swap."""
 
     @property
     def size(self) -> int:
@@ -148,16 +155,16 @@ def index_params(settings: RetrievalSettings) -> dict[str, Any]:
 
 
 def build_index(store: Store, settings: RetrievalSettings) -> BM25Index:
-    """Tokenise every chunk from Postgres. The version is read first: a write racing the scan only
-    makes the index look older than it is, so the next query rebuilds rather than trusting it."""
-    version = store.corpus_version()
+    """Tokenise every chunk from Postgres in one REPEATABLE READ snapshot, so the version recorded is
+    exactly the corpus indexed (a write racing the scan belongs to the next build)."""
     chunk_ids: list[int] = []
     document_ids: list[int] = []
     corpus: list[list[str]] = []
-    for chunk in store.iter_chunks():
-        chunk_ids.append(chunk.id)
-        document_ids.append(chunk.document_id)
-        corpus.append(tokenize(index_text(chunk.title, chunk.text)))
+    with store.chunk_snapshot() as (version, chunks):
+        for chunk_id, document_id, title, text in chunks:
+            chunk_ids.append(chunk_id)
+            document_ids.append(document_id)
+            corpus.append(tokenize(index_text(title, text)))
     return index_from_tokens(corpus, chunk_ids, document_ids, version=version, settings=settings)
 
 
@@ -178,118 +185,165 @@ def index_from_tokens(corpus: Sequence[list[str]], chunk_ids: Sequence[int], doc
 # -- persistence ------------------------------------------------------------------------------------
 _CURRENT = "CURRENT"
 _META = "kgrag_meta.json"
+BUILD_LOCK_KEY = 0x6B67726167_02  # "kgrag" + 2: BM25 builds, one at a time per database
+MISSING_FIX = ("run `kgrag index build` (ingesting from the CLI publishes it too; a serving replica builds it in the "
+               "background)")
 
 
-def save_index(index: BM25Index, root: Path) -> BM25Index:
-    """Write into a fresh folder, then point CURRENT at it with an atomic rename (readers in other
-    processes never see a half-written index). Returns the index re-opened memory-mapped."""
-    root.mkdir(parents=True, exist_ok=True)
-    folder = root / f"v{index.corpus_version}-{uuid.uuid4().hex[:8]}"
-    tmp = root / f".tmp-{folder.name}"
-    tmp.mkdir()
+def variant(params: dict[str, Any]) -> str:
+    """Replicas configured with other BM25 parameters need their own index: the artifact's variant."""
+    return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def write_index_files(index: BM25Index, folder: Path, *, database_id: str) -> None:
+    folder.mkdir(parents=True)
     if index.scorer is not None:
-        index.scorer.save(str(tmp), show_progress=False)
-    np.save(tmp / "chunk_ids.npy", index.chunk_ids)
-    np.save(tmp / "document_ids.npy", index.document_ids)
+        index.scorer.save(str(folder), show_progress=False)
+    np.save(folder / "chunk_ids.npy", index.chunk_ids)
+    np.save(folder / "document_ids.npy", index.document_ids)
     meta = {"corpus_version": index.corpus_version, "params": index.params, "size": index.size,
-            "empty": index.scorer is None, "built_at": time.time()}
-    (tmp / _META).write_text(json.dumps(meta))
-    tmp.rename(folder)
-    pointer = root / f".{_CURRENT}.{uuid.uuid4().hex[:8]}"
-    pointer.write_text(folder.name)
-    os.replace(pointer, root / _CURRENT)
-    _remove_older(root, keep=folder.name, version=index.corpus_version)
-    loaded = load_index(root)
-    return loaded if loaded is not None else index
+            "empty": index.scorer is None, "database_id": database_id}
+    (folder / _META).write_text(json.dumps(meta, sort_keys=True))
+
+
+def load_folder(folder: Path, *, artifact: str = "") -> BM25Index:
+    """An index folder, memory-mapped (raises OSError/ValueError/KeyError when it cannot be read)."""
+    meta = json.loads((folder / _META).read_text())
+    chunk_ids = np.load(folder / "chunk_ids.npy", mmap_mode="r")
+    document_ids = np.load(folder / "document_ids.npy", mmap_mode="r")
+    scorer = None
+    if not meta["empty"]:
+        import bm25s
+
+        scorer = bm25s.BM25.load(str(folder), mmap=True, show_progress=False)
+    return BM25Index(int(meta["corpus_version"]), meta["params"], chunk_ids, document_ids, scorer, folder,
+                     database_id=meta.get("database_id", ""), artifact=artifact)
 
 
 def load_index(root: Path) -> BM25Index | None:
-    """The index CURRENT points at, memory-mapped; None when there is none or it cannot be read."""
+    """The index this data home installed last (CURRENT), memory-mapped; None when there is none."""
     try:
         folder = root / (root / _CURRENT).read_text().strip()
-        meta = json.loads((folder / _META).read_text())
-        chunk_ids = np.load(folder / "chunk_ids.npy", mmap_mode="r")
-        document_ids = np.load(folder / "document_ids.npy", mmap_mode="r")
-        scorer = None
-        if not meta["empty"]:
-            import bm25s
-
-            scorer = bm25s.BM25.load(str(folder), mmap=True, show_progress=False)
+        return load_folder(folder, artifact=folder.name.split("-", 1)[-1])
     except (OSError, ValueError, KeyError):
         return None
-    return BM25Index(int(meta["corpus_version"]), meta["params"], chunk_ids, document_ids, scorer, folder)
 
 
-def _remove_older(root: Path, *, keep: str, version: int) -> None:
-    """Drop folders of older versions. Another process still reading one keeps its mapping (POSIX)."""
+def artifact_folder(root: Path, artifact: Artifact) -> Path:
+    return root / f"a{artifact.id}-{artifact.sha256[:16]}"
+
+
+def install(root: Path, folder: Path) -> None:
+    """Point CURRENT at ``folder`` (atomic rename) and delete every other index folder here: older
+    versions may hold a deleted document's words. A process still reading one keeps its mapping (POSIX)."""
+    pointer = root / f".{_CURRENT}.{uuid.uuid4().hex[:8]}"
+    pointer.write_text(folder.name)
+    os.replace(pointer, root / _CURRENT)
     for entry in root.iterdir():
-        if entry.name == keep or not entry.is_dir():
-            continue
-        match = re.match(r"v(\d+)-", entry.name)
-        if match and int(match.group(1)) < version:
+        if entry.is_dir() and entry.name != folder.name and not entry.name.startswith(".tmp-"):
             shutil.rmtree(entry, ignore_errors=True)
+
+
+def publish_index(store: Store, settings: RetrievalSettings, artifacts: ArtifactStore, root: Path, *,
+                  force: bool = False) -> BM25Index:
+    """Build the index from Postgres and publish it for every replica; returns it loaded from this home.
+
+    One build at a time per database (an advisory lock): a builder that waited finds the index
+    already published at the corpus version and only installs it. ``force`` rebuilds regardless
+    (after a delete, so the old vocabulary leaves the database too).
+    """
+    params = index_params(settings)
+    kind_variant = variant(params)
+    root.mkdir(parents=True, exist_ok=True)
+    with advisory_lock(store.db, BUILD_LOCK_KEY):
+        published = artifacts.current(BM25, kind_variant)
+        if not force and published is not None and published.corpus_version == store.corpus_version():
+            return _install_published(artifacts, published, root)
+        index = build_index(store, settings)
+        tmp = root / f".tmp-build-{uuid.uuid4().hex[:8]}"
+        try:
+            write_index_files(index, tmp, database_id=artifacts.database_id())
+            files = {p.name: p for p in sorted(tmp.iterdir()) if p.is_file()}
+            artifact = artifacts.publish(BM25, kind_variant, index.corpus_version, files, {
+                "params": params, "size": index.size})
+            if artifact.corpus_version != index.corpus_version:  # a newer one won the race
+                return _install_published(artifacts, artifact, root)
+            folder = artifact_folder(root, artifact)
+            if not folder.exists():
+                tmp.rename(folder)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        install(root, folder)
+        return load_folder(folder, artifact=artifact.sha256)
+
+
+def _install_published(artifacts: ArtifactStore, artifact: Artifact, root: Path) -> BM25Index:
+    folder = artifacts.download(artifact, artifact_folder(root, artifact))
+    index = load_folder(folder, artifact=artifact.sha256)
+    check_database({"database_id": index.database_id}, artifacts.database_id(), "the published BM25 index",
+                   fix=MISSING_FIX)
+    install(root, folder)
+    return index
 
 
 def index_root(index_dir: Path) -> Path:
     return index_dir / SIGNAL
 
 
-def drop_stale_indexes(root: Path, version: int) -> None:
-    """Remove every index built before ``version``, the current one included: after a delete the old
-    vocabulary (the deleted document's words) must not stay on disk until the next BM25 query.
-    The next query rebuilds; a process that has one mapped keeps reading it (POSIX) until it swaps."""
-    if not root.is_dir():
-        return
-    current = root / _CURRENT
-    try:
-        pointed = current.read_text().strip()
-    except OSError:
-        pointed = ""
-    for entry in root.iterdir():
-        match = re.match(r"v(\d+)-", entry.name)
-        if entry.is_dir() and match and int(match.group(1)) < version:
-            if entry.name == pointed:
-                current.unlink(missing_ok=True)
-            shutil.rmtree(entry, ignore_errors=True)
-
-
 # -- the retriever ----------------------------------------------------------------------------------
 class BM25Retriever:
-    """Holds one reference to the current immutable index; swapping it is the only mutation."""
+    """Serves the published index; never builds one on a query's path.
+
+    Holds one reference to the current immutable index; ``sync()`` (the replica's sync thread, a
+    CLI before its first query) installs a newly published version and swaps it, and requests in
+    flight keep the object they started with. An index behind the corpus is still served, with a
+    reason in the stage status, while a builder publishes the next one.
+    """
 
     name = SIGNAL
 
-    def __init__(self, store: Store, settings: RetrievalSettings, index_dir: Path) -> None:
+    def __init__(self, store: Store, settings: RetrievalSettings, index_dir: Path,
+                 artifacts: ArtifactStore | None = None, *, on_stale: Callable[[], None] | None = None,
+                 build_missing: bool = False) -> None:
         self.store = store
         self.settings = settings
         self.root = index_root(index_dir)
+        self.artifacts = artifacts or ArtifactStore(store.db)
+        self.on_stale = on_stale
+        self.build_missing = build_missing
+        """A process that is its own builder (the CLI, an eval run): a missing or stale index is built and
+        published when this retriever is first used, before it searches. Serving replicas leave it False."""
         self._params = index_params(settings)
+        self.variant = variant(self._params)
         self._index: BM25Index | None = None
-        self._build_lock = threading.Lock()
+        self._synced = False
+        self._sync_lock = threading.Lock()
 
     def warm(self) -> None:
-        self.current_index()
+        self.sync()
 
-    def current_index(self) -> BM25Index:
-        """The index for the database's corpus version, rebuilt if the corpus changed since."""
-        version = self.store.corpus_version()
-        index = self._index
-        if index is not None and index.matches(version, self._params):
-            return index
-        return self._refresh(version)
+    def sync(self, *, build_missing: bool | None = None) -> BM25Index | None:
+        """Install the published index if it is not the one held. With ``build_missing`` (default: the
+        retriever's own setting; a CLI or an eval run is its own builder) a missing or stale index is
+        built and published first."""
+        if build_missing is None:
+            build_missing = self.build_missing
+        with self._sync_lock:
+            self._synced = True
+            published = self.artifacts.current(BM25, self.variant)
+            if build_missing and (published is None or published.corpus_version != self.store.corpus_version()):
+                self._index = publish_index(self.store, self.settings, self.artifacts, self.root)
+                return self._index
+            held = self._index
+            if published is None or (held is not None and held.artifact == published.sha256):
+                return held
+            self._index = _install_published(self.artifacts, published, self.root)
+            return self._index
 
-    def _refresh(self, version: int) -> BM25Index:
-        with self._build_lock:
-            index = self._index
-            if index is not None and index.corpus_version >= version and index.params == self._params:
-                return index  # another thread rebuilt it while we waited
-            on_disk = load_index(self.root)
-            if on_disk is not None and on_disk.matches(version, self._params):
-                self._index = on_disk
-                return on_disk
-            fresh = save_index(build_index(self.store, self.settings), self.root)
-            self._index = fresh
-            return fresh
+    def current_index(self) -> BM25Index | None:
+        if self._index is None and not self._synced:
+            self.sync()  # first use without warm()
+        return self._index
 
     def retrieve(self, query: Query) -> RetrievalResult:
         timings: dict[str, float] = {}
@@ -297,6 +351,9 @@ class BM25Retriever:
         index = self.current_index()
         t1 = time.perf_counter()
         timings["index"] = t1 - t0
+        if index is None:
+            return RetrievalResult(SIGNAL, (), StageStatus("skipped", self._missing_reason()), timings)
+        status = self._freshness(index)
         allowed = None if query.filters.empty else self._allowed_documents(query.filters)
         tokens = tokenize(query.text)
         ranked = index.search(tokens, query.k, allowed)
@@ -304,9 +361,27 @@ class BM25Retriever:
         hits = tuple(
             Hit(chunk_id=cid, signal=SIGNAL, rank=i, score=score) for i, (cid, score) in enumerate(ranked, 1)
         )
-        explanation = {"query_tokens": tokens, "index_version": index.corpus_version, "indexed_chunks": index.size}
-        return RetrievalResult(SIGNAL, hits, StageStatus.ran(), timings, explanation)
+        explanation = {"query_tokens": tokens, "index_version": index.corpus_version, "indexed_chunks": index.size,
+                       "artifact": index.artifact[:16]}
+        return RetrievalResult(SIGNAL, hits, status, timings, explanation)
 
+    def _freshness(self, index: BM25Index) -> StageStatus:
+        current = self.store.corpus_version()
+        if index.corpus_version == current:
+            return StageStatus.ran()
+        if self.on_stale is not None:
+            self.on_stale()
+        return StageStatus("ran", f"the BM25 index is at corpus version {index.corpus_version}, the corpus at "
+                                  f"{current}: changes since are not searched by BM25 until the next index is "
+                                  f"published ({MISSING_FIX})")
+
+    def _missing_reason(self) -> str:
+        local = load_index(self.root)
+        if local is not None and local.database_id != self.artifacts.database_id():
+            origin = f"another database (id {local.database_id})" if local.database_id else "an unknown database"
+            return (f"the BM25 index in this data home was built against {origin}, not this one: it is not served; "
+                    f"{MISSING_FIX}")
+        return f"no BM25 index has been published for this database yet: {MISSING_FIX}"
     def _allowed_documents(self, filters: Filters) -> np.ndarray:
         """Document ids passing the filters: the documents table is far smaller than the chunks."""
         where, params = filters_sql(replace(filters, document_ids=()))

@@ -8,11 +8,13 @@ explanation per hit (linked entities, the entity chain that led to it).
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
+from core.artifacts import ArtifactRefusedError
 from core.runtime import Runtime
 from core.settings import GraphSettings
 from core.store import filters_sql
@@ -22,6 +24,8 @@ from kg.linking import TITLE, LinkedEntity, Linker
 from kg.search import explain, score
 from kg.store import GraphStore
 from retrieval.base import Query, RetrievalResult, StageStatus
+
+log = logging.getLogger(__name__)
 
 SIGNAL = "graph"
 OVERFETCH = 4
@@ -44,7 +48,14 @@ class GraphRetriever:
     def retrieve(self, query: Query) -> RetrievalResult:
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
-        graph = self.holder.current()
+        try:
+            graph = self.holder.current()
+        except ArtifactRefusedError as exc:
+            # The file's location stays in the server's log; what the client needs is why and the fix.
+            log.warning("%s", exc)
+            return RetrievalResult(SIGNAL, (), StageStatus(
+                "skipped", "the graph file was built against another database and is not served: run "
+                           "`kgrag graph build` against this one (or POST /v1/graph/build)"), timings)
         timings["load"] = time.perf_counter() - t0
         if graph is None:
             # The file's location is the server's business (`kgrag doctor` shows it); the fix is the same anywhere.
@@ -177,6 +188,7 @@ class _LazyLinker:
 def build_graph_retriever(rt: Runtime) -> GraphRetriever:
     """The pipeline's factory hook. A missing graph file is not an error here: retrieve() reports it."""
     settings = rt.settings
-    return GraphRetriever(GraphHolder(settings.graph_path, document_edge_weight=settings.graph.document_edge_weight),
-                          _LazyLinker(settings.graph),
+    holder = GraphHolder(settings.graph_path, document_edge_weight=settings.graph.document_edge_weight,
+                         database_id=rt.artifacts.database_id)
+    return GraphRetriever(holder, _LazyLinker(settings.graph),
                           GraphStore(rt.db), rt.store.corpus_version, settings.graph)

@@ -4,16 +4,24 @@ from __future__ import annotations
 
 from core.runtime import Runtime
 from core.types import DocumentRecord
-from retrieval.bm25 import drop_stale_indexes, index_root
+from retrieval.bm25 import BM25Index, index_root, publish_index
 
 
 def delete_document_everywhere(rt: Runtime, document_id: int) -> DocumentRecord:
     """Delete a document so that nothing only it contributed stays visible once this returns.
 
-    The store removes its rows and the graph entities only it mentioned (one transaction); the BM25
-    index on disk still holds its vocabulary, so it is dropped here (the next query rebuilds it);
-    graph exports filter the graph file against the live chunks until the next build rewrites it.
+    The store removes its rows and the graph entities only it mentioned (one transaction). The BM25
+    index still holds its vocabulary, so a new one is built and published here, which deletes the
+    older versions from the database and this data home (other replicas swap on the notification
+    and delete theirs); graph exports filter the graph file against the live chunks until the next
+    build rewrites it. A delete is a write, not a query: the rebuild is its cost, paid once.
     """
     record = rt.store.delete_document(document_id)
-    drop_stale_indexes(index_root(rt.settings.index_dir), rt.store.corpus_version())
+    publish_bm25(rt, force=True)
     return record
+
+
+def publish_bm25(rt: Runtime, *, force: bool = False) -> BM25Index:
+    """Build the BM25 index for the corpus as it is now and publish it (see retrieval.bm25.publish_index)."""
+    return publish_index(rt.store, rt.settings.retrieval, rt.artifacts, index_root(rt.settings.index_dir),
+                         force=force)

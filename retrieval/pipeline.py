@@ -16,7 +16,7 @@ import contextlib
 import importlib
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -348,9 +348,15 @@ def _passage(rank: int, hit: FusedHit, chunk: ChunkRecord, rerank_score: float |
 
 
 # -- factory ----------------------------------------------------------------------------------------
-def build_pipeline(rt: Runtime, *, signals: Sequence[str] | None = None, max_workers: int = 8) -> QueryPipeline:
+def build_pipeline(rt: Runtime, *, signals: Sequence[str] | None = None, max_workers: int = 8,
+                   builder: bool = False, on_stale: Callable[[], None] | None = None) -> QueryPipeline:
     """Retrievers for ``signals`` (default: settings.retrieval.signals). Build only what queries
-    will ask for: the graph retriever may load spaCy and a graph file."""
+    will ask for: the graph retriever may load spaCy and a graph file.
+
+    ``builder``: this process builds a missing or stale BM25 index itself before its first search (the
+    CLI, eval runs). A serving replica leaves it off: its sync thread loads what builders publish, and
+    ``on_stale`` tells its background builder that the corpus moved past the index.
+    """
     settings = rt.settings
     wanted = tuple(signals or settings.retrieval.signals)
     retrievers: dict[str, Retriever] = {}
@@ -358,7 +364,8 @@ def build_pipeline(rt: Runtime, *, signals: Sequence[str] | None = None, max_wor
     if "dense" in wanted:
         retrievers["dense"] = DenseRetriever(rt.db, rt.checked_embedder, settings.retrieval)
     if "bm25" in wanted:
-        retrievers["bm25"] = BM25Retriever(rt.store, settings.retrieval, settings.index_dir)
+        retrievers["bm25"] = BM25Retriever(rt.store, settings.retrieval, settings.index_dir, rt.artifacts,
+                                           on_stale=on_stale, build_missing=builder)
     if "graph" in wanted:
         graph, status = _graph_retriever(rt)
         if graph is not None:

@@ -12,6 +12,7 @@ from core.settings import GraphSettings
 from ingest.pipeline import Ingestor, IngestReport
 from kg.build import BuildReport, build_graph
 from kg.store import GraphStore
+from retrieval.maintenance import publish_bm25
 
 GRAPH_CORPUS = Path(__file__).resolve().parent / "data" / "graph_corpus"
 
@@ -27,6 +28,7 @@ def ingest_folder(rt: Runtime, folder: Path = GRAPH_CORPUS) -> IngestReport:
     ingestor = Ingestor(rt.store, rt.checked_embedder(), rt.settings.chunking, rt.settings.embedding)
     report = ingestor.ingest_paths([folder])
     assert not report.failed, report.failed
+    publish_bm25(rt)  # as `kgrag ingest` does
     return report
 
 

@@ -22,6 +22,7 @@ from core.settings import DatabaseSettings, Settings
 from core.types import LoadedDocument
 from ingest.loaders import load_text
 from ingest.pipeline import Ingestor, IngestReport
+from retrieval.maintenance import publish_bm25
 
 SCIFACT = Path(__file__).resolve().parent / "data" / "scifact"
 
@@ -68,10 +69,13 @@ def planted_loaded(docs: Iterable[tuple[str, str, str]] = PLANTED) -> list[Loade
     return [load_text(text, source=src, title=title, metadata={"corpus": "planted"}) for src, title, text in docs]
 
 
-def ingest(rt: Runtime, docs: Iterable[LoadedDocument]) -> IngestReport:
+def ingest(rt: Runtime, docs: Iterable[LoadedDocument], *, publish: bool = True) -> IngestReport:
+    """Ingest as `kgrag ingest` does: the documents, then the BM25 index published for every reader."""
     s = rt.settings
     report = Ingestor(rt.store, rt.checked_embedder(), s.chunking, s.embedding).ingest_documents(docs)
     assert not report.failed, report.failed
+    if publish:
+        publish_bm25(rt)
     return report
 
 

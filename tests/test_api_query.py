@@ -13,7 +13,7 @@ from core.models import Embedder
 from core.settings import AnswerSettings, Settings
 from tests.conftest import EXAMPLES_DIR
 from tests.gemini_standin import running_standin
-from tests.test_api_support import api_settings, client_for
+from tests.test_api_support import api_settings, client_for, wait_for_artifacts
 
 QUESTION = "Who designed the flight controller of the Skua drone?"
 OUT_OF_CORPUS = "What is the boiling point of mercury?"
@@ -22,6 +22,7 @@ OUT_OF_CORPUS = "What is the boiling point of mercury?"
 def ingest_examples(client: TestClient) -> None:
     report = client.app.state.resources.ingestor.ingest_paths([EXAMPLES_DIR])
     assert not report.failed and report.added
+    wait_for_artifacts(client)
 
 
 @pytest.fixture

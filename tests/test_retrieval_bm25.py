@@ -1,12 +1,11 @@
 """BM25: tokenisation, parity with rank-bm25's BM25Okapi on real SciFact passages, filters, the
-persisted memory-mapped index, and rebuilds when the corpus version moves."""
+published and memory-mapped index, and what a query does when the corpus has moved past it."""
 
 from __future__ import annotations
 
 import json
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +15,7 @@ from core.runtime import Runtime
 from core.types import Filters
 from retrieval.base import Query
 from retrieval.bm25 import BM25Retriever, index_text, load_index, tokenize
+from retrieval.maintenance import delete_document_everywhere, publish_bm25
 from tests.retrieval_corpus import RARE_TERM_DOC, SCIFACT, corpus_runtime, ingest, planted_loaded, source_of
 
 
@@ -108,60 +108,84 @@ def test_query_without_known_terms_returns_nothing(corpus_rt: Runtime) -> None:
     assert result.hits == () and result.status.state == "ran"
 
 
-# -- persistence and freshness ----------------------------------------------------------------------
-def test_index_is_persisted_and_loaded_memory_mapped(runtime: Runtime) -> None:
+# -- persistence, publishing and freshness ----------------------------------------------------------
+def test_index_is_published_installed_and_loaded_memory_mapped(runtime: Runtime) -> None:
     ingest(runtime, planted_loaded([RARE_TERM_DOC]))
     first = _retriever(runtime).current_index()
-    assert first.path is not None and first.path.parent == runtime.settings.index_dir / "bm25"
+    assert first is not None and first.path is not None and first.path.parent == runtime.settings.index_dir / "bm25"
+    published = runtime.artifacts.current("bm25", _retriever(runtime).variant)
+    assert published is not None and first.artifact == published.sha256
+    assert first.database_id == runtime.artifacts.database_id()
 
-    again = _retriever(runtime).current_index()  # a new process: loads, does not rebuild
-    assert again.path == first.path
+    again = _retriever(runtime).current_index()  # a new process: installs the same folder, does not rebuild
+    assert again is not None and again.path == first.path
     assert isinstance(again.scorer.scores["data"], np.memmap)
     assert isinstance(again.chunk_ids, np.memmap)
     assert again.corpus_version == runtime.store.corpus_version()
 
 
-def test_ingest_and_delete_trigger_a_rebuild(runtime: Runtime) -> None:
+def test_a_query_never_builds_it_serves_the_old_index_and_says_it_is_stale(runtime: Runtime) -> None:
     retriever = _retriever(runtime)
     ingest(runtime, planted_loaded([*FILLER, ("a", "Alpha", "Glaciers retreat in warm summers.")]))
     old = retriever.current_index()
-    assert retriever.retrieve(Query("glacier", k=5)).hits
+    assert old is not None and retriever.retrieve(Query("glacier", k=5)).hits
+    woken: list[int] = []
+    retriever.on_stale = lambda: woken.append(1)
 
-    report = ingest(runtime, planted_loaded([("b", "Beta", "Zebrafish regenerate heart tissue.")]))
-    found = retriever.retrieve(Query("zebrafish", k=5)).hits
-    assert len(found) == 1
-    new = retriever.current_index()
-    assert new is not old and new.corpus_version > old.corpus_version
+    report = ingest(runtime, planted_loaded([("b", "Beta", "Zebrafish regenerate heart tissue.")]), publish=False)
+    stale = retriever.retrieve(Query("zebrafish glacier", k=5))
+    assert [h.chunk_id for h in stale.hits] == [h.chunk_id for h in retriever.retrieve(Query("glacier", k=5)).hits]
+    assert "corpus version" in stale.status.reason and "kgrag index build" in stale.status.reason
+    assert woken, "a stale index wakes the background builder"
+    assert retriever.current_index() is old, "nothing was built on the query's path"
+    assert runtime.artifacts.current("bm25", retriever.variant).corpus_version == old.corpus_version
+
+    publish_bm25(runtime)
+    new = retriever.sync()
+    assert new is not None and new is not old and new.corpus_version > old.corpus_version
+    assert len(retriever.retrieve(Query("zebrafish", k=5)).hits) == 1
     assert old.size == 4 and new.size == 5  # the old snapshot was never mutated
+    assert retriever.retrieve(Query("zebrafish", k=5)).status.reason == ""
 
-    runtime.store.delete_document(report.document_ids["b"])
+    delete_document_everywhere(runtime, report.document_ids["b"])
+    assert retriever.sync().size == 4
     assert retriever.retrieve(Query("zebrafish", k=5)).hits == ()
     folders = [p for p in (runtime.settings.index_dir / "bm25").iterdir() if p.is_dir()]
-    assert len(folders) == 1  # older versions are cleaned up
+    assert len(folders) == 1  # older versions are cleaned up here
+    with runtime.db.connection() as conn:
+        kept = conn.execute("SELECT count(*) FROM kgrag_artifacts WHERE kind = 'bm25'").fetchone()[0]
+    assert kept == 1, "and in the database: a deleted document's words leave with it"
 
 
-def test_concurrent_queries_on_a_stale_index_rebuild_once(runtime: Runtime) -> None:
-    retriever = _retriever(runtime)
+def test_concurrent_publishers_build_once_and_queries_never_wait_for_them(runtime: Runtime) -> None:
     ingest(runtime, planted_loaded([*FILLER, ("a", "Alpha", "Glaciers retreat in warm summers.")]))
+    retriever = _retriever(runtime)
     retriever.current_index()
-    ingest(runtime, planted_loaded([("b", "Beta", "Zebrafish regenerate heart tissue.")]))
-    built: list[Path] = []
-    barrier = threading.Barrier(12)
+    ingest(runtime, planted_loaded([("b", "Beta", "Zebrafish regenerate heart tissue.")]), publish=False)
+    barrier = threading.Barrier(6)
+    published: list[str] = []
     results: list[tuple[int, ...]] = []
+
+    def publisher() -> None:
+        barrier.wait()
+        published.append(publish_bm25(runtime).artifact)
 
     def query() -> None:
         barrier.wait()
-        hits = retriever.retrieve(Query("zebrafish glacier", k=5)).hits
-        results.append(tuple(h.chunk_id for h in hits))
-        built.append(retriever.current_index().path)
+        results.append(tuple(h.chunk_id for h in retriever.retrieve(Query("zebrafish glacier", k=5)).hits))
 
-    threads = [threading.Thread(target=query) for _ in range(12)]
+    threads = [threading.Thread(target=publisher) for _ in range(3)] + [threading.Thread(target=query)
+                                                                       for _ in range(3)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert len(set(results)) == 1 and len(results[0]) == 2
-    assert len(set(built)) == 1
+    assert len(set(published)) == 1, "one build; the publishers that waited installed it"
+    with runtime.db.connection() as conn:
+        assert conn.execute("SELECT count(*) FROM kgrag_artifacts WHERE kind = 'bm25'").fetchone()[0] == 1
+    assert len(results) == 3 and all(len(r) == 1 for r in results), "queries served the old index meanwhile"
+    retriever.sync()
+    assert len(retriever.retrieve(Query("zebrafish glacier", k=5)).hits) == 2
 
 
 def test_cjk_document_is_found_by_a_two_character_query(runtime: Runtime) -> None:
@@ -173,7 +197,14 @@ def test_cjk_document_is_found_by_a_two_character_query(runtime: Runtime) -> Non
     assert [source_of(runtime)[h.chunk_id] for h in hits] == ["zh"]
 
 
+def test_nothing_published_is_a_skipped_stage_with_the_fix(runtime: Runtime) -> None:
+    result = _retriever(runtime).retrieve(Query("anything", k=5))
+    assert result.hits == () and result.status.state == "skipped"
+    assert "no BM25 index has been published" in result.status.reason and "kgrag index build" in result.status.reason
+
+
 def test_empty_corpus_gives_no_hits_and_a_loadable_index(runtime: Runtime) -> None:
+    publish_bm25(runtime)
     assert _retriever(runtime).retrieve(Query("anything", k=5)).hits == ()
     index = load_index(runtime.settings.index_dir / "bm25")
     assert index is not None and index.size == 0

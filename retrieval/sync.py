@@ -1,0 +1,215 @@
+"""A serving replica's link to the published artifacts: it loads what builders publish, and builds the
+BM25 index in the background when the corpus moves past it.
+
+One thread per process listens on Postgres (LISTEN ``kgrag_artifacts`` and ``kgrag_corpus``) and
+falls back to polling every ``artifacts.poll_interval`` seconds, so a dropped listener or a proxy
+without NOTIFY only delays a swap. On a notification it downloads the new version into this data
+home, loads it beside the old one and swaps a reference: queries never wait for a load or a build.
+
+Background builds run in the same thread at a lower CPU priority, under the BM25 build lock, so of
+N replicas one builds and the rest install what it publishes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+import threading
+import time
+from typing import Any
+
+import psycopg
+
+from core.artifacts import BM25, CHANNEL, CORPUS_CHANNEL, GRAPH, Artifact
+from core.db import advisory_lock
+from core.errors import KgragError
+from core.runtime import Runtime
+from kg.graphfile import installed_artifact
+from kg.index import GraphHolder
+from retrieval.bm25 import BUILD_LOCK_KEY, BM25Retriever, publish_index
+
+log = logging.getLogger("kgrag.sync")
+
+BUILD_NICENESS = 10
+"""Background builds share the replica's cores with queries; on Linux the thread runs at this niceness."""
+
+
+class ArtifactSync:
+    """Keeps this process's BM25 index and graph at the versions published in the database."""
+
+    def __init__(self, rt: Runtime, bm25: BM25Retriever | None, graph: GraphHolder | None, *,
+                 background_builds: bool | None = None) -> None:
+        self.rt = rt
+        self.bm25 = bm25
+        self.graph = graph
+        cfg = rt.settings.artifacts
+        self.poll_interval = cfg.poll_interval
+        self.build_delay = cfg.build_delay
+        self.background_builds = cfg.background_builds if background_builds is None else background_builds
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._listener: psycopg.Connection | None = None
+        self.last_error: str = ""
+        self.builds = 0
+
+    # -- what the rest of the process calls -------------------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="kgrag-artifact-sync", daemon=True)
+        self._thread.start()
+
+    def kick(self) -> None:
+        """The corpus changed here, or a query saw a stale index: sync (and maybe build) soon."""
+        self._wake.set()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        listener = self._listener
+        if listener is not None:
+            with contextlib.suppress(Exception):
+                listener.cancel()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+
+    def sync_once(self, *, build: bool = False) -> None:
+        """Install any newer published version; with ``build``, publish a fresh BM25 index first when the
+        corpus is ahead of it and no other replica is building one."""
+        with self._lock:
+            if build and self.bm25 is not None:
+                self._build_bm25_if_behind()
+            if self.bm25 is not None:
+                self.bm25.sync()
+            if self.graph is not None:
+                self._sync_graph()
+
+    def status(self) -> dict[str, Any]:
+        """What this replica serves (GET /v1/artifacts): equal on every replica once they have synced."""
+        out: dict[str, Any] = {"database_id": self.rt.artifacts.database_id(),
+                               "corpus_version": self.rt.store.corpus_version()}
+        index = self.bm25.current_index() if self.bm25 is not None else None
+        out[BM25] = ({"corpus_version": index.corpus_version, "sha256": index.artifact, "chunks": index.size}
+                     if index is not None else None)
+        graph = None
+        if self.graph is not None:
+            with contextlib.suppress(KgragError, OSError, ValueError):
+                loaded = self.graph.current()
+                if loaded is not None:
+                    graph = {"corpus_version": loaded.corpus_version, "sha256": installed_artifact(self.graph.path)}
+        out[GRAPH] = graph
+        if self.last_error:
+            out["last_error"] = self.last_error
+        return out
+
+    # -- the thread ---------------------------------------------------------------------------------
+    def _run(self) -> None:
+        lower_thread_priority()
+        self._safe_sync(build=self.background_builds)
+        while not self._stop.is_set():
+            notified = self._wait()
+            if self._stop.is_set():
+                return
+            if notified == CORPUS_CHANNEL and self.build_delay:
+                self._stop.wait(self.build_delay)  # a burst of uploads costs one build
+            self._safe_sync(build=self.background_builds)
+
+    def _safe_sync(self, *, build: bool) -> None:
+        try:
+            self.sync_once(build=build)
+            self.last_error = ""
+        except Exception as exc:  # keep serving what is loaded; the next wake retries
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            log.warning("artifact sync failed (serving the loaded versions; retrying): %s", self.last_error)
+
+    def _wait(self) -> str:
+        """Block until a notification, a kick or the poll interval; returns the channel (or '')."""
+        if self._wake.is_set():
+            self._wake.clear()
+            return CORPUS_CHANNEL
+        try:
+            conn = self._listen()
+            for note in conn.notifies(timeout=self.poll_interval, stop_after=1):
+                return note.channel
+        except Exception as exc:
+            self._drop_listener()
+            if not self._stop.is_set():
+                log.info("artifact listener lost (%s); polling every %.1f s", exc, self.poll_interval)
+            self._wake.wait(self.poll_interval)
+        if self._wake.is_set():
+            self._wake.clear()
+            return CORPUS_CHANNEL
+        return ""
+
+    def _listen(self) -> psycopg.Connection:
+        if self._listener is None or self._listener.closed:
+            conn = psycopg.connect(self.rt.db.url, autocommit=True, connect_timeout=5)
+            conn.execute(f"LISTEN {CHANNEL}")
+            conn.execute(f"LISTEN {CORPUS_CHANNEL}")
+            self._listener = conn
+        return self._listener
+
+    def _drop_listener(self) -> None:
+        conn, self._listener = self._listener, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+
+    # -- work -----------------------------------------------------------------------------------------
+    def _build_bm25_if_behind(self) -> None:
+        assert self.bm25 is not None
+        published = self.rt.artifacts.current(BM25, self.bm25.variant)
+        version = self.rt.store.corpus_version()
+        if published is not None and published.corpus_version == version:
+            return
+        with advisory_lock(self.rt.db, BUILD_LOCK_KEY, wait=False) as got:
+            if not got:
+                return  # another replica is building; its publish wakes us
+        t0 = time.perf_counter()
+        index = publish_index(self.rt.store, self.bm25.settings, self.rt.artifacts, self.bm25.root)
+        self.builds += 1
+        log.info("published BM25 index at corpus version %d (%d chunks) in %.1f s", index.corpus_version,
+                 index.size, time.perf_counter() - t0)
+
+    def _sync_graph(self) -> None:
+        assert self.graph is not None
+        published = self.rt.artifacts.current(GRAPH)
+        if published is not None and installed_artifact(self.graph.path) != published.sha256:
+            self._install_graph(published)
+        with contextlib.suppress(KgragError, FileNotFoundError):
+            self.graph.current()  # a file a builder in this process wrote: load it here, not in a query
+
+    def _install_graph(self, artifact: Artifact) -> None:
+        assert self.graph is not None
+        folder = self.graph.path.parent / ".download" / f"a{artifact.id}-{artifact.sha256[:16]}"
+        try:
+            self.rt.artifacts.download(artifact, folder)
+            files = [p for p in folder.iterdir() if p.is_file()]
+            self.graph.install(files[0].read_bytes(), artifact.id, artifact.sha256)
+            log.info("installed graph %s", artifact.label)
+        finally:
+            shutil.rmtree(folder.parent, ignore_errors=True)
+
+
+def lower_thread_priority() -> None:
+    """Builds and loads in this thread yield the cores to queries (Linux: per-thread niceness; worker
+    processes started from this thread inherit it)."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BUILD_NICENESS)
+
+
+def sync_for(rt: Runtime, pipeline: Any, *, background_builds: bool | None = None,
+             start: bool = True) -> ArtifactSync:
+    """The sync for a pipeline's BM25 retriever and graph holder (either may be absent)."""
+    bm25 = pipeline.retrievers.get("bm25")
+    graph = getattr(pipeline.retrievers.get("graph"), "holder", None)
+    bm25 = bm25 if isinstance(bm25, BM25Retriever) else None
+    sync = ArtifactSync(rt, bm25, graph if isinstance(graph, GraphHolder) else None,
+                        background_builds=background_builds)
+    if bm25 is not None:
+        bm25.on_stale = sync.kick  # a query that sees a stale index wakes the builder, never builds
+    if start:
+        sync.start()
+    return sync
