@@ -48,7 +48,9 @@ def _build_resources(rt: Runtime) -> Resources:
     embedder = rt.checked_embedder()
     pipeline = build_pipeline(rt)
     pipeline.warm()  # the published BM25 index and the reranker load now, not on the first query
-    sync = sync_for(rt, pipeline)  # then new versions load in the background; builds never run in a query
+    sync = sync_for(rt, pipeline, start=False)
+    sync.sync_once()  # a replica with an empty data home downloads the published BM25 index and graph first
+    sync.start()  # then new versions load in the background; builds never run in a query
     answerer = answerer_for(settings.answer, embedder=embedder, spacy_model=settings.graph.spacy_model)
     ingestor = Ingestor(rt.store, embedder, settings.chunking, settings.embedding)
     log.info("answers by %s; signals %s", answerer.name, ",".join(settings.retrieval.signals))

@@ -97,10 +97,29 @@ def check_graph_file(rt: Runtime) -> Check:
         return Check("graph file", False, f"{path} cannot be read ({exc})", "run `kgrag graph build --rebuild`",
                      required=False)
     built, now = manifest.get("corpus_version"), rt.store.corpus_version()
+    if manifest.get("database_id") != rt.artifacts.database_id():
+        return Check("graph file", False, f"{path} was built against another database; it is not served",
+                     "run `kgrag graph build` against this database", required=False)
     if built != now:
         return Check("graph file", False, f"{path} was built at corpus version {built}, the corpus is at {now}",
                      "run `kgrag graph build` to add the new documents", required=False)
     return Check("graph file", True, f"{path} (corpus version {now})", required=False)
+
+
+def check_bm25_index(rt: Runtime) -> Check:
+    from retrieval.bm25 import index_params, variant
+
+    published = rt.artifacts.current("bm25", variant(index_params(rt.settings.retrieval)))
+    now = rt.store.corpus_version()
+    if published is None:
+        return Check("BM25 index", False, "no BM25 index is published for this database; the BM25 signal is "
+                     "skipped", "run `kgrag index build`", required=False)
+    if published.corpus_version != now:
+        return Check("BM25 index", False, f"the published BM25 index is at corpus version "
+                     f"{published.corpus_version}, the corpus at {now}", "run `kgrag index build` (a serving "
+                     "replica also rebuilds it in the background)", required=False)
+    return Check("BM25 index", True, f"published {published.label}, {published.bytes / 2**20:.1f} MiB",
+                 required=False)
 
 
 def check_answerer(rt: Runtime) -> Check:
@@ -127,7 +146,8 @@ def check_answerer(rt: Runtime) -> Check:
 
 
 CHECKS: list[Callable[[Runtime], Check]] = [
-    check_database, check_embedding_model, check_spacy_model, check_reranker, check_graph_file, check_answerer,
+    check_database, check_embedding_model, check_spacy_model, check_reranker, check_bm25_index, check_graph_file,
+    check_answerer,
 ]
 """Every component that can be missing has a check here (reranker, graph file, answer model too)."""
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import socket
 import threading
 import uuid
@@ -38,6 +39,7 @@ log = logging.getLogger("kgrag.api.jobs")
 
 JobState = Literal["queued", "running", "succeeded", "failed"]
 _KEEP_DAYS = 30
+_JOB_ID = re.compile(r"[0-9a-z]{1,64}")
 HEARTBEAT_S = 5.0
 
 
@@ -105,9 +107,11 @@ class JobRunner:
         return _job(row)
 
     def get(self, job_id: str) -> Job:
-        self._expire_dead()
-        with self.db.connection() as conn:
-            row = conn.execute(_SELECT + " WHERE id = %s", (job_id,)).fetchone()
+        row = None
+        if _JOB_ID.fullmatch(job_id):  # anything else names no job (and NUL cannot reach a text column)
+            self._expire_dead()
+            with self.db.connection() as conn:
+                row = conn.execute(_SELECT + " WHERE id = %s", (job_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"no job with id {job_id}",
                                 fix="job ids come from POST /v1/graph/build; finished jobs are kept for "

@@ -17,6 +17,7 @@ database's chunk ids, whatever the corpus versions say.
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import uuid
 from collections.abc import Mapping
@@ -80,6 +81,12 @@ class ArtifactStore:
     def database_id(self) -> str:
         return database_id(self.db)
 
+    def _embedding_model(self) -> dict[str, Any] | None:
+        """The model the corpus's vectors came from (core.db.check_embedding_model records it)."""
+        with self.db.connection() as conn:
+            row = conn.execute("SELECT value FROM kgrag_meta WHERE key = 'embedding_model'").fetchone()
+        return json.loads(row[0]) if row else None
+
     def current(self, kind: str, variant: str = "") -> Artifact | None:
         with self.db.connection() as conn:
             row = conn.execute(
@@ -100,7 +107,8 @@ class ArtifactStore:
         digests = {name: _digest(payload) for name, payload in sorted(files.items())}
         sha = hashlib.sha256("".join(f"{n}:{d}\n" for n, d in digests.items()).encode()).hexdigest()
         total = sum(_size(p) for p in files.values())
-        stamped = {**manifest, "database_id": self.database_id(), "kind": kind, "variant": variant,
+        stamped = {**manifest, "database_id": self.database_id(), "embedding_model": self._embedding_model(),
+                   "kind": kind, "variant": variant,
                    "corpus_version": corpus_version, "files": {n: {"sha256": d, "bytes": _size(files[n])}
                                                                for n, d in digests.items()}}
         try:

@@ -59,7 +59,9 @@ def synthetic_graph(entities: int = 30_000, *, per_document: int = 8, seed: int 
             "nodes": [nodes[k] for k in sorted(nodes)], "edges": edge_list}
 
 
-def write_synthetic_graph(path: Path, entities: int = 30_000) -> dict[str, Any]:
+def write_synthetic_graph(path: Path, entities: int = 30_000, *, database_id: str = "") -> dict[str, Any]:
+    """``database_id``: the database a server will check the file against (a graph names the one it came from)."""
     data = synthetic_graph(entities)
+    data["graph"]["manifest"]["database_id"] = database_id
     write_atomic(path, gzip.compress(json.dumps(data, separators=(",", ":")).encode(), compresslevel=1, mtime=0))
     return data

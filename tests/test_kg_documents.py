@@ -28,6 +28,7 @@ from kg.index import load_graph
 from kg.linking import LinkedEntity
 from retrieval.base import Query
 from retrieval.graph import build_graph_retriever, fusion_weight
+from retrieval.maintenance import publish_bm25
 from retrieval.pipeline import build_pipeline
 from tests.kg_fixtures import build, nlp_fixture  # noqa: F401  (the `nlp` fixture)
 
@@ -100,6 +101,7 @@ def test_an_ambiguous_alias_goes_to_the_whole_title_then_the_disambiguator_the_t
 def _ingest(rt: Runtime) -> dict[str, int]:
     Ingestor.from_runtime(rt).ingest_documents(
         [load_text(text, source=f"press:{i}", title=title) for i, (title, text) in enumerate(CORPUS)])
+    publish_bm25(rt)  # as `kgrag ingest` does
     return {c.title: c.id for c in rt.store.iter_chunks()}
 
 

@@ -14,7 +14,7 @@ from core.settings import DatabaseSettings, Settings
 from retrieval.bm25 import index_text, tokenize
 from retrieval.gate import is_non_latin
 from tests.conftest import EXAMPLES_DIR, create_database
-from tests.test_api_support import api_settings, client_for
+from tests.test_api_support import api_settings, client_for, wait_for_artifacts
 
 MIXED = """# Jade Harbor Tea Company
 
@@ -42,6 +42,7 @@ def client(pg_server: str, embedder: Embedder, tmp_path_factory: pytest.TempPath
     with client_for(api_settings(make_settings), embedder) as c:
         report = c.app.state.resources.ingestor.ingest_paths([EXAMPLES_DIR, root / "docs"])
         assert not report.failed
+        wait_for_artifacts(c)
         yield c
 
 

@@ -18,6 +18,7 @@ from core.settings import AnswerSettings, DatabaseSettings, RerankSettings, Retr
 from ingest.pipeline import Ingestor
 from retrieval.answer.grounded import evidence_from
 from retrieval.expand import DECOMPOSE_INSTRUCTION, HYDE_INSTRUCTION
+from retrieval.maintenance import publish_bm25
 from retrieval.pipeline import build_pipeline
 from tests.conftest import EXAMPLES_DIR, create_database
 from tests.openai_standin import OpenAIStandIn, running_openai_standin
@@ -59,6 +60,7 @@ def examples_store(pg_server: str, embedder: Embedder, tmp_path_factory: pytest.
                         database=DatabaseSettings(url=create_database(pg_server)))
     with Runtime(settings, embedder=embedder) as rt:
         assert not Ingestor.from_runtime(rt).ingest_paths([EXAMPLES_DIR]).failed
+        publish_bm25(rt)
     return settings
 
 

@@ -143,9 +143,10 @@ def big_graph_server(pg_server: str, embedder: Embedder,
                      tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
     """A server whose graph file is a generated one of 30k+ entities; yields its URL and the entity count."""
     settings = _settings(pg_server, tmp_path_factory.mktemp("ui-big"), api=ApiSettings(api_keys=[KEY]))
-    entities = len(write_synthetic_graph(settings.graph_path, entities=GRAPH_ENTITIES)["nodes"])
-    assert entities >= GRAPH_ENTITIES
     rt = Runtime(settings, embedder=embedder)
+    entities = len(write_synthetic_graph(settings.graph_path, entities=GRAPH_ENTITIES,
+                                         database_id=rt.artifacts.database_id())["nodes"])
+    assert entities >= GRAPH_ENTITIES
     try:
         with soak.serve_in_thread(create_app(runtime=rt)) as url:
             yield url, entities
