@@ -32,6 +32,9 @@ from retrieval.bm25 import BUILD_LOCK_KEY, BM25Retriever, publish_index
 
 log = logging.getLogger("kgrag.sync")
 
+KICK = "kick"
+WAIT_SLICE = 0.25
+"""Seconds between checks for a local kick while waiting for notifications."""
 BUILD_NICENESS = 10
 """Background builds share the replica's cores with queries; on Linux the thread runs at this niceness."""
 
@@ -55,6 +58,7 @@ class ArtifactSync:
         self._listener: psycopg.Connection | None = None
         self.last_error: str = ""
         self.builds = 0
+        self._behind_since: float | None = None
 
     # -- what the rest of the process calls -------------------------------------------------------
     def start(self) -> None:
@@ -62,7 +66,7 @@ class ArtifactSync:
         self._thread.start()
 
     def kick(self) -> None:
-        """The corpus changed here, or a query saw a stale index: sync (and maybe build) soon."""
+        """The corpus changed through this replica (an upload): build and publish the BM25 index soon."""
         self._wake.set()
 
     def close(self) -> None:
@@ -106,42 +110,64 @@ class ArtifactSync:
 
     # -- the thread ---------------------------------------------------------------------------------
     def _run(self) -> None:
+        """Sync on every notification; build when this replica took the upload (a kick), or, as the
+        fallback for a builder that died, when the index has stayed behind for a whole poll interval.
+        Replicas that only heard of a change do not race to build it: one build, the rest install."""
         lower_thread_priority()
         self._safe_sync(build=self.background_builds)
+        next_poll = time.monotonic() + self.poll_interval
         while not self._stop.is_set():
-            notified = self._wait()
+            event = self._wait(min(WAIT_SLICE, max(0.0, next_poll - time.monotonic())))
             if self._stop.is_set():
                 return
-            if notified == CORPUS_CHANNEL and self.build_delay:
+            if event == KICK:
                 self._stop.wait(self.build_delay)  # a burst of uploads costs one build
-            self._safe_sync(build=self.background_builds)
+                self._wake.clear()
+                self._safe_sync(build=self.background_builds)
+            elif event:
+                self._safe_sync(build=False)
+            elif time.monotonic() >= next_poll:
+                behind = self._behind_since
+                overdue = behind is not None and time.monotonic() - behind >= self.poll_interval
+                self._safe_sync(build=self.background_builds and overdue)
+                next_poll = time.monotonic() + self.poll_interval
+
+    def notice_stale(self) -> None:
+        """A query saw the index behind the corpus: if no builder catches up within a poll interval
+        (the replica that took the upload died), this one builds."""
+        if self._behind_since is None:
+            self._behind_since = time.monotonic()
 
     def _safe_sync(self, *, build: bool) -> None:
         try:
             self.sync_once(build=build)
             self.last_error = ""
+            self._track_behind()
         except Exception as exc:  # keep serving what is loaded; the next wake retries
             self.last_error = f"{type(exc).__name__}: {exc}"
             log.warning("artifact sync failed (serving the loaded versions; retrying): %s", self.last_error)
 
-    def _wait(self) -> str:
-        """Block until a notification, a kick or the poll interval; returns the channel (or '')."""
+    def _track_behind(self) -> None:
+        index = self.bm25.current_index() if self.bm25 is not None else None
+        if index is None or index.corpus_version != self.rt.store.corpus_version():
+            self.notice_stale()
+        else:
+            self._behind_since = None
+
+    def _wait(self, timeout: float) -> str:
+        """Block until a kick, a notification (its channel) or ``timeout``; '' for a timeout."""
         if self._wake.is_set():
-            self._wake.clear()
-            return CORPUS_CHANNEL
+            return KICK
         try:
             conn = self._listen()
-            for note in conn.notifies(timeout=self.poll_interval, stop_after=1):
+            for note in conn.notifies(timeout=timeout, stop_after=1):
                 return note.channel
         except Exception as exc:
             self._drop_listener()
             if not self._stop.is_set():
                 log.info("artifact listener lost (%s); polling every %.1f s", exc, self.poll_interval)
-            self._wake.wait(self.poll_interval)
-        if self._wake.is_set():
-            self._wake.clear()
-            return CORPUS_CHANNEL
-        return ""
+            self._wake.wait(timeout)
+        return KICK if self._wake.is_set() else ""
 
     def _listen(self) -> psycopg.Connection:
         if self._listener is None or self._listener.closed:
@@ -209,7 +235,7 @@ def sync_for(rt: Runtime, pipeline: Any, *, background_builds: bool | None = Non
     sync = ArtifactSync(rt, bm25, graph if isinstance(graph, GraphHolder) else None,
                         background_builds=background_builds)
     if bm25 is not None:
-        bm25.on_stale = sync.kick  # a query that sees a stale index wakes the builder, never builds
+        bm25.on_stale = sync.notice_stale  # a query that sees a stale index never builds
     if start:
         sync.start()
     return sync
