@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import socket
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -31,6 +32,9 @@ PROJECT_PACKAGES = ("core", "kg", "ingest")
 PASSED_ENV = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM")
 MAX_RESTARTS = 3
 """An actor whose process dies is restarted (and its queued tasks retried) this many times."""
+CONNECT_TIMEOUT_S = 5.0
+ADDRESS_FIX = ("check --ray-address (KGRAG_EXECUTOR__RAY_ADDRESS): ray://HEAD:10001 for a remote cluster, auto on "
+               "one of its nodes; or run with --executor local")
 
 
 def require_ray() -> ModuleType:
@@ -72,6 +76,8 @@ def ray_session(settings: ExecutorSettings) -> Iterator[ModuleType]:
         "py_modules": [str(p) for p in _package_dirs()],
         "env_vars": {name: os.environ[name] for name in PASSED_ENV if name in os.environ},
     }
+    if settings.ray_address:
+        check_reachable(settings.ray_address)
     try:
         if settings.ray_address:
             ray.init(address=settings.ray_address, runtime_env=runtime_env)
@@ -80,14 +86,23 @@ def ray_session(settings: ExecutorSettings) -> Iterator[ModuleType]:
     except Exception as exc:  # Ray raises ConnectionError, RuntimeError or its own types here
         where = f"the Ray cluster at {settings.ray_address!r}" if settings.ray_address else "a local Ray"
         raise KgragError(
-            f"cannot start or reach {where} ({type(exc).__name__}: {exc})",
-            fix="check --ray-address (KGRAG_EXECUTOR__RAY_ADDRESS): ray://HEAD:10001 for a remote cluster, auto on "
-                "one of its nodes; or run with --executor local",
+            f"cannot start or reach {where} ({type(exc).__name__}: {exc})", fix=ADDRESS_FIX,
         ) from exc
     try:
         yield ray
     finally:
         ray.shutdown()
+
+
+def check_reachable(address: str) -> None:
+    """Fail in seconds on a HOST:PORT nobody listens on: Ray itself retries such an address for minutes."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():  # auto, or a form only Ray can judge
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        raise KgragError(f"cannot reach the Ray cluster at {address!r} ({exc})", fix=ADDRESS_FIX) from exc
 
 
 class RayWorker:

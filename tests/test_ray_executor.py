@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,7 @@ from typer.testing import CliRunner
 from api.cli import app
 from api.cli_common import ExecutorKind, executor_settings
 from core.errors import ConfigError, KgragError
-from core.executor import code_digest, ray_session, require_ray
+from core.executor import check_reachable, code_digest, ray_session, require_ray
 from core.models import Embedder
 from core.runtime import Runtime
 from core.settings import (
@@ -197,3 +199,15 @@ def test_ray_address_alone_means_the_ray_executor() -> None:
     assert executor_settings(settings, ExecutorKind.ray, None).kind == "ray"
     with pytest.raises(KgragError, match="--executor local"):
         executor_settings(settings, ExecutorKind.local, "ray://head:10001")
+
+
+def test_an_address_nobody_listens_on_fails_at_once_with_the_fix() -> None:
+    """Ray retries an unreachable address for minutes; the command says so in seconds."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        free_port = sock.getsockname()[1]  # bound, never listening: a connection is refused
+        t0 = time.perf_counter()
+        with pytest.raises(KgragError, match="--ray-address") as caught:
+            check_reachable(f"ray://127.0.0.1:{free_port}")
+    assert time.perf_counter() - t0 < 5
+    assert f"127.0.0.1:{free_port}" in str(caught.value)
