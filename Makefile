@@ -14,9 +14,11 @@ $(BIN)/activate:
 	$(BIN)/pip install -q --upgrade pip
 
 # torch first, pinned: it resolves to the CPU build on this machine's disk; a bare `torch` pulls CUDA.
+# The ray extra too: tests/test_ray_executor.py proves the Ray build equals the local one (a user's
+# `pip install kgrag` stays without Ray).
 $(VENV)/.installed: $(BIN)/activate pyproject.toml
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,ray]'
 	touch $@
 
 setup: $(VENV)/.installed

@@ -10,7 +10,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from api.cli_ask import ask
-from api.cli_common import console, err_console, handle_errors, progress_bar, runtime
+from api.cli_common import (
+    ExecutorOption,
+    RayAddressOption,
+    console,
+    err_console,
+    executor_settings,
+    handle_errors,
+    progress_bar,
+    runtime,
+)
 from api.cli_eval import eval_app
 from api.cli_graph import graph_app
 from api.cli_query import query
@@ -51,6 +60,8 @@ def ingest(
         "--follow-outside-links",
         help="Also ingest what links inside a folder point to outside it (skipped by default, with a message).",
     )] = False,
+    executor: ExecutorOption = None,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Ingest PDF, Word (.docx), Markdown, text, HTML and CSV files into the store.
 
@@ -60,10 +71,14 @@ def ingest(
     reported as a duplicate and not stored twice, unless --allow-duplicates. Files of other types in
     a folder are counted and listed as skipped.
 
+    With --executor ray the embedding step runs on Ray actors (loading, chunking and writing stay here).
+
     Example:  kgrag ingest examples/ notes/report.pdf
+              kgrag ingest corpus/ --ray-address ray://head:10001   (embed on a Ray cluster; needs kgrag\\[ray])
     """
     with runtime() as rt:
-        ingestor = Ingestor.from_runtime(rt, allow_duplicates=allow_duplicates)
+        ingestor = Ingestor.from_runtime(rt, allow_duplicates=allow_duplicates,
+                                         executor=executor_settings(rt.settings, executor, ray_address))
         with progress_bar("ingesting") as progress:
             task = progress.add_task("ingesting", total=None)
             report = ingestor.ingest_paths(

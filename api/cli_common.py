@@ -12,7 +12,8 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, ParamSpec, TypeVar
+from enum import StrEnum
+from typing import Annotated, Any, ParamSpec, TypeVar
 
 import typer
 from pydantic import ValidationError
@@ -24,7 +25,7 @@ from rich.text import Text
 
 from core.errors import KgragError
 from core.runtime import Runtime
-from core.settings import Settings
+from core.settings import ExecutorSettings, Settings
 
 _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -48,6 +49,36 @@ err_console = SafeConsole(stderr=True)
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+class ExecutorKind(StrEnum):
+    local = "local"
+    ray = "ray"
+
+
+ExecutorOption = Annotated[ExecutorKind | None, typer.Option(
+    "--executor", case_sensitive=False,
+    help="local (default, KGRAG_EXECUTOR__KIND): work on this machine. ray: fan the work out over Ray actors, "
+         "one per CPU of the cluster, each loading the model once; results are written here in order, so they "
+         "are the same as local. Needs the optional extra: pip install 'kgrag\\[ray]'.")]
+RayAddressOption = Annotated[str | None, typer.Option(
+    "--ray-address", metavar="ADDR",
+    help="A running Ray cluster for --executor ray (implies it): ray://HEAD:10001, or auto on a cluster node "
+         "(KGRAG_EXECUTOR__RAY_ADDRESS). Without it, a local Ray is started on this machine for the command.")]
+
+
+def executor_settings(settings: Settings, kind: ExecutorKind | None, ray_address: str | None) -> ExecutorSettings:
+    """The settings' executor with the command line's choices on top; --ray-address alone means ray."""
+    current = settings.executor
+    if ray_address and kind is ExecutorKind.local:
+        raise KgragError("--ray-address was given with --executor local",
+                         fix="drop --ray-address, or use --executor ray")
+    update: dict[str, Any] = {}
+    if ray_address:
+        update = {"kind": "ray", "ray_address": ray_address}
+    if kind is not None:
+        update["kind"] = kind.value
+    return current.model_copy(update=update) if update else current
 
 
 def load_settings() -> Settings:

@@ -9,9 +9,18 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from api.cli_common import console, handle_errors, progress_bar, runtime
+from api.cli_common import (
+    ExecutorOption,
+    RayAddressOption,
+    console,
+    executor_settings,
+    handle_errors,
+    progress_bar,
+    runtime,
+)
 from core.errors import GraphMissingError
 from core.runtime import Runtime
+from core.settings import ExecutorSettings
 
 if TYPE_CHECKING:
     from kg.build import BuildReport
@@ -30,7 +39,8 @@ class RankBy(StrEnum):
     degree = "degree"
 
 
-def run_build(rt: Runtime, *, rebuild: bool, processes: int | None = None) -> BuildReport:
+def run_build(rt: Runtime, *, rebuild: bool, processes: int | None = None,
+              executor: ExecutorSettings | None = None) -> BuildReport:
     """The build as the CLI runs it (tests call this too): spaCy loaded once, progress on a terminal."""
     from kg.build import build_graph
     from kg.nlp import load_spacy
@@ -45,6 +55,7 @@ def run_build(rt: Runtime, *, rebuild: bool, processes: int | None = None) -> Bu
         return build_graph(
             GraphStore(rt.db), graph_settings, rt.settings.graph_path, nlp, rebuild=rebuild,
             on_total=lambda n: progress.update(task, total=n), on_progress=lambda n: progress.advance(task, n),
+            executor=executor or rt.settings.executor,
         )
 
 
@@ -55,7 +66,9 @@ def build(
     processes: Annotated[int | None, typer.Option(
         "--processes", "-p", min=0, max=32,
         help="spaCy worker processes; 0 (the default, KGRAG_GRAPH__PROCESSES) is one per core, at most 4. "
-             "1 parses in this process.")] = None,
+             "1 parses in this process. Ignored with --executor ray.")] = None,
+    executor: ExecutorOption = None,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Extract entities and relations from chunks not yet processed and write the graph file.
 
@@ -66,9 +79,12 @@ def build(
               kgrag graph build --rebuild  (everything again)
               kgrag graph build -p 1       (one process: less memory, slower on a multi-core machine)
               KGRAG_GRAPH__EXTRACTION=syntax kgrag graph build   (adds verb-labelled relations; ~2x slower)
+              kgrag graph build --executor ray                  (spaCy on a local Ray, one actor per core)
+              kgrag graph build --ray-address ray://head:10001  (spaCy on a Ray cluster; needs kgrag\\[ray])
     """
     with runtime() as rt:
-        report = run_build(rt, rebuild=rebuild, processes=processes)
+        report = run_build(rt, rebuild=rebuild, processes=processes,
+                           executor=executor_settings(rt.settings, executor, ray_address))
     table = Table(title="graph build")
     table.add_column("")
     table.add_column("value", justify="right")

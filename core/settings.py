@@ -122,6 +122,28 @@ class GraphSettings(BaseModel):
     )
 
 
+class ExecutorSettings(BaseModel):
+    """Where `kgrag graph build` extracts and `kgrag ingest` embeds: here, or fanned out over Ray.
+
+    The result is the same either way; Ray only spreads the CPU work over more machines.
+    """
+
+    kind: Literal["local", "ray"] = Field(
+        default="local",
+        description="local: this machine's processes (graph.processes) and this process's model; ray: actors on "
+                    "a Ray cluster, each loading the model once (needs pip install 'kgrag[ray]').",
+    )
+    ray_address: str | None = Field(
+        default=None,
+        description="Address of a running Ray cluster (e.g. ray://head:10001, or auto on a cluster node). "
+                    "Unset: start a local Ray on this machine for the command's duration.",
+    )
+    ray_cpus: int = Field(
+        default=0, ge=0,
+        description="CPUs a local Ray may use (one actor each); 0: all of this machine's. Ignored with ray_address.",
+    )
+
+
 class RetrievalSettings(BaseModel):
     dense_candidates: int = Field(default=20, ge=1)
     bm25_candidates: int = Field(default=20, ge=1)
@@ -277,6 +299,7 @@ class Settings(BaseSettings):
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     graph: GraphSettings = Field(default_factory=GraphSettings)
+    executor: ExecutorSettings = Field(default_factory=ExecutorSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     rerank: RerankSettings = Field(default_factory=RerankSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)

@@ -2,6 +2,9 @@
 
 Embedding runs before the write transaction, so transactions stay short and a model failure
 never leaves a half-written document. A bad file is reported and the batch goes on.
+
+With the ``ray`` executor (``kgrag ingest --executor ray``) the embedding step runs on Ray actors,
+each loading the same model once; batches come back in order and this process writes them as before.
 """
 
 from __future__ import annotations
@@ -11,14 +14,18 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
+
+import numpy as np
 
 from core.errors import ConfigError, DatabaseUnavailableError, IngestError, KgragError
-from core.models import Embedder
+from core.executor import RayWorker, in_order, ray_session, start_actors, stop_actors
+from core.models import Embedder, load_embedder
 from core.runtime import Runtime
-from core.settings import ChunkingSettings, EmbeddingSettings, IngestSettings
+from core.settings import ChunkingSettings, EmbeddingSettings, ExecutorSettings, IngestSettings
 from core.store import Store, WriteResult
 from core.types import ChunkDraft, LoadedDocument
 from ingest.chunking import Chunker
@@ -53,6 +60,7 @@ class IngestReport:
 
 
 Progress = Callable[[str], None]
+Batch = list[tuple[LoadedDocument, list[ChunkDraft]]]
 
 
 def ingest_key(embedding_model: str, chunking: ChunkingSettings) -> str:
@@ -76,8 +84,11 @@ class Ingestor:
     def __init__(
         self, store: Store, embedder: Embedder, chunking: ChunkingSettings, embedding: EmbeddingSettings,
         limits: IngestSettings | None = None, *, allow_duplicates: bool = False,
+        executor: ExecutorSettings | None = None,
     ) -> None:
-        """``allow_duplicates``: store a document even when another source holds the same bytes."""
+        """``allow_duplicates``: store a document even when another source holds the same bytes.
+        ``executor``: kind ``ray`` embeds on Ray actors that load ``embedding.model`` themselves, so
+        it must name the model of ``embedder`` (which still counts tokens for chunking here)."""
         # Room for [CLS] and [SEP]: a chunk at `size` tokens must still fit the model window whole.
         if chunking.size > embedder.max_tokens - 2:
             raise ConfigError(
@@ -91,14 +102,20 @@ class Ingestor:
         self.max_file_bytes = (limits or IngestSettings()).max_file_bytes
         self.ingest_key = ingest_key(embedder.name, chunking)
         self.batch_size = embedding.batch_size
+        self.embedding = embedding
+        self.executor = executor or ExecutorSettings()
+        self._ray: tuple[Any, list[Any]] | None = None
+        """(ray, embedding actors) while an ingest call runs with the ray executor."""
         self.chunker = Chunker(embedder.count_tokens, embedder.token_offsets, size=chunking.size,
                                overlap=chunking.overlap)
 
     @classmethod
-    def from_runtime(cls, rt: Runtime, *, allow_duplicates: bool = False) -> Ingestor:
+    def from_runtime(cls, rt: Runtime, *, allow_duplicates: bool = False,
+                     executor: ExecutorSettings | None = None) -> Ingestor:
+        """``executor`` overrides the settings' (the CLI's --executor)."""
         s = rt.settings
         return cls(rt.store, rt.checked_embedder(), s.chunking, s.embedding, s.ingest,
-                   allow_duplicates=allow_duplicates)
+                   allow_duplicates=allow_duplicates, executor=executor or s.executor)
 
     def ingest_paths(self, paths: Sequence[Path], *, on_file: Progress | None = None,
                      on_total: Callable[[int], None] | None = None, follow_outside_links: bool = False
@@ -118,15 +135,32 @@ class Ingestor:
                 finally:
                     report.stage_seconds["parse"] += time.perf_counter() - t0
 
-        self._ingest_stream(loaded(), report, on_file)
+        with self._embedding_workers():
+            self._ingest_stream(loaded(), report, on_file)
         return report
 
     def ingest_documents(self, docs: Iterable[LoadedDocument], *, on_file: Progress | None = None,
                          allow_duplicates: bool | None = None) -> IngestReport:
         """``allow_duplicates`` overrides the ingestor's setting for this call (one shared API ingestor)."""
         report = IngestReport()
-        self._ingest_stream(docs, report, on_file, allow_duplicates)
+        with self._embedding_workers():
+            self._ingest_stream(docs, report, on_file, allow_duplicates)
         return report
+
+    @contextmanager
+    def _embedding_workers(self) -> Iterator[None]:
+        """With the ray executor: one session and one set of embedding actors for the whole call."""
+        if self.executor.kind != "ray" or self._ray is not None:
+            yield
+            return
+        with ray_session(self.executor) as ray:
+            actors = start_actors(ray, RayEmbedder, self.embedding)
+            self._ray = (ray, actors)
+            try:
+                yield
+            finally:
+                self._ray = None
+                stop_actors(ray, actors)
 
     def _ingest_stream(self, items: Iterable[LoadedDocument | tuple[str, str]], report: IngestReport,
                        on_file: Progress | None, allow_duplicates: bool | None = None) -> None:
@@ -161,7 +195,21 @@ class Ingestor:
 
 
     def _chunk_and_write(self, docs: list[LoadedDocument], report: IngestReport, on_file: Progress | None) -> None:
-        batch: list[tuple[LoadedDocument, list[ChunkDraft]]] = []
+        embedded = iter(self._embedded(self._batches(docs, report)))
+        while True:
+            t0, chunk_before = time.perf_counter(), report.stage_seconds["chunk"]
+            try:
+                batch, vectors = next(embedded)
+            except StopIteration:
+                break
+            finally:  # what next() spent, less the chunking it ran to fill the batch
+                report.stage_seconds["embed"] += (
+                    time.perf_counter() - t0 - (report.stage_seconds["chunk"] - chunk_before))
+            self._write(batch, vectors, report, on_file)
+
+    def _batches(self, docs: list[LoadedDocument], report: IngestReport) -> Iterator[Batch]:
+        """Chunked documents, grouped so one embedding call covers several (the model is fastest that way)."""
+        batch: Batch = []
         pending_chunks = 0
         for item in docs:
             t0 = time.perf_counter()
@@ -176,18 +224,35 @@ class Ingestor:
             batch.append((item, drafts))
             pending_chunks += len(drafts)
             if pending_chunks >= self.batch_size * 4:
-                self._flush(batch, report, on_file)
+                yield batch
                 batch, pending_chunks = [], 0
         if batch:
-            self._flush(batch, report, on_file)
+            yield batch
 
-    def _flush(self, batch: list[tuple[LoadedDocument, list[ChunkDraft]]], report: IngestReport,
-               on_file: Progress | None) -> None:
-        """Embed the whole batch in one call (the model is fastest that way), then write per document."""
-        texts = [d.text for _, drafts in batch for d in drafts]
-        t0 = time.perf_counter()
-        vectors = self.embedder.encode(texts, batch_size=self.batch_size)
-        report.stage_seconds["embed"] += time.perf_counter() - t0
+    def _embedded(self, batches: Iterable[Batch]) -> Iterator[tuple[Batch, np.ndarray]]:
+        """Each batch with its chunks' vectors, in order: here, or on the Ray actors.
+
+        On Ray a batch is cut into pieces of whole model calls (multiples of the encode step), so each
+        text is padded with the same neighbours as here and the vectors differ at most in the last bits.
+        """
+        if self._ray is None:
+            for batch in batches:
+                yield batch, self.embedder.encode(_texts(batch), batch_size=self.batch_size)
+            return
+        ray, actors = self._ray
+        step = max(1, min(self.batch_size, self.embedding.yield_every))
+        piece = step * max(1, self.batch_size // step)
+
+        def submit(next_actor: Callable[[], Any], batch: Batch) -> list[Any]:
+            texts = _texts(batch)
+            return [next_actor().encode.remote(texts[i : i + piece], self.batch_size)
+                    for i in range(0, len(texts), piece)]
+
+        for batch, parts in in_order(ray, actors, batches, submit):
+            yield batch, (np.concatenate(parts) if parts else np.zeros((0, self.embedder.dim), dtype=np.float32))
+
+    def _write(self, batch: Batch, vectors: np.ndarray, report: IngestReport, on_file: Progress | None) -> None:
+        """One transaction per document, so a bad one fails alone."""
         offset = 0
         for doc, drafts in batch:
             vecs = vectors[offset : offset + len(drafts)]
@@ -207,6 +272,20 @@ class Ingestor:
                 report.stage_seconds["write"] += time.perf_counter() - t1
             if on_file:
                 on_file(doc.source)
+
+
+class RayEmbedder(RayWorker):
+    """A Ray actor holding the embedding model, resolved exactly as here (``load_embedder``), loaded once."""
+
+    def __init__(self, settings: EmbeddingSettings) -> None:
+        self._embedder = load_embedder(settings)
+
+    def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        return self._embedder.encode(texts, batch_size=batch_size)
+
+
+def _texts(batch: Batch) -> list[str]:
+    return [d.text for _, drafts in batch for d in drafts]
 
 
 def _failure(source: str, reason: str) -> tuple[str, str, str, str]:

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from core.artifacts import GRAPH, ArtifactStore
-from core.settings import GraphSettings
+from core.settings import ExecutorSettings, GraphSettings
 from kg.documents import document_layer
 from kg.graphfile import DOCUMENT, FORMAT, build_networkx, to_bytes, write_atomic, write_sidecar
 from kg.nlp import model_id
-from kg.parallel import extract_in_order, worker_count
+from kg.parallel import extract_in_order, extract_with_ray, worker_count
 from kg.store import GraphStore
 
 EXTRACTOR_VERSION = 1
@@ -61,12 +61,14 @@ def extraction_params(settings: GraphSettings, nlp: Any) -> dict[str, Any]:
 def build_graph(
     store: GraphStore, settings: GraphSettings, path: Path, nlp: Any, *, rebuild: bool = False,
     on_total: Callable[[int], None] | None = None, on_progress: Callable[[int], None] | None = None,
-    batch_chunks: int | None = None, artifacts: ArtifactStore | None = None,
+    batch_chunks: int | None = None, executor: ExecutorSettings | None = None,
+    artifacts: ArtifactStore | None = None,
 ) -> BuildReport:
     """Run one build; raises BuildLockedError when another is running.
 
     ``nlp`` is used in this process; worker processes (``settings.processes``) load
-    ``settings.spacy_model`` themselves, so the two must name the same model.
+    ``settings.spacy_model`` themselves, so the two must name the same model. With a ``ray``
+    ``executor`` the extraction runs on Ray actors instead; this process still writes every batch.
 
     The file is published to the database (core.artifacts) before it is written here: every replica
     then installs the same bytes, and a build killed before the publish commits leaves every replica,
@@ -91,7 +93,10 @@ def build_graph(
         workers = min(worker_count(settings.processes), len(batches))
         chunk_batches = (chunks for ids in batches if (chunks := store.pending_chunks(ids)))
         processed = 0
-        for chunks, extraction in extract_in_order(settings, chunk_batches, workers=workers, nlp=nlp):
+        on_ray = executor is not None and executor.kind == "ray" and bool(batches)
+        extracted = (extract_with_ray(settings, executor, chunk_batches) if on_ray
+                     else extract_in_order(settings, chunk_batches, workers=workers, nlp=nlp))
+        for chunks, extraction in extracted:
             processed += store.write(extraction)
             if on_progress:
                 on_progress(len(chunks))

@@ -8,6 +8,9 @@ the stored rows, and the graph file, are the same for any number of workers.
 
 Workers are started with ``spawn``: the parent may be a threaded API server, where ``fork`` can copy
 a lock some other thread holds.
+
+``extract_with_ray`` does the same over Ray actors (``--executor ray``, the ``kgrag[ray]`` extra), so a
+build can use a cluster's cores; the caller writes the results exactly as it does for local workers.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from core.errors import KgragError
-from core.settings import GraphSettings
+from core.executor import RayWorker, in_order, ray_session, start_actors, stop_actors
+from core.settings import ExecutorSettings, GraphSettings
 from kg.extract import ChunkText, Extraction, Extractor
 
 MAX_AUTO_WORKERS = 4
@@ -103,3 +107,32 @@ def _exit_with_parent(parent: int) -> None:
 def _extract(batch: Sequence[ChunkText]) -> Extraction:
     assert _worker is not None, "the pool initializer did not run"
     return _worker.extract(batch)
+
+
+class RayExtractor(RayWorker):
+    """A Ray actor holding one spaCy pipeline (loaded once, when the actor starts)."""
+
+    def __init__(self, settings: GraphSettings) -> None:
+        from kg.nlp import load_spacy
+
+        self._extractor = Extractor.from_settings(load_spacy(settings.spacy_model), settings)
+
+    def extract(self, batch: Sequence[ChunkText]) -> Extraction:
+        return self._extractor.extract(batch)
+
+
+def extract_with_ray(settings: GraphSettings, executor: ExecutorSettings, batches: Iterable[Sequence[ChunkText]]
+                     ) -> Iterator[tuple[Sequence[ChunkText], Extraction]]:
+    """Each batch with its extraction, in the order given, extracted by one Ray actor per cluster CPU.
+
+    Actors only extract; nothing here writes, so a task Ray retries after a worker died is harmless.
+    """
+    with ray_session(executor) as ray:
+        actors = start_actors(ray, RayExtractor, settings)
+        try:
+            for batch, (extraction,) in in_order(
+                ray, actors, batches, lambda next_actor, batch: [next_actor().extract.remote(batch)]
+            ):
+                yield batch, extraction
+        finally:
+            stop_actors(ray, actors)
