@@ -9,8 +9,12 @@ replica) and its committed batches for the next build to keep.
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
+import shutil
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,15 +23,14 @@ from typing import Any
 from core.artifacts import GRAPH, ArtifactStore
 from core.settings import ExecutorSettings, GraphSettings
 from kg.documents import document_layer
-from kg.graphfile import DOCUMENT, FORMAT, build_networkx, to_bytes, write_atomic, write_sidecar
+from kg.graphfile import DOCUMENT, FORMAT, GRAPH_FILE, build_networkx, to_bytes, write_atomic, write_sidecar
+from kg.index import ARRAYS_PREFIX, from_node_link, install_arrays, save_arrays
 from kg.nlp import model_id
 from kg.parallel import extract_in_order, extract_with_ray, worker_count
 from kg.store import GraphStore
 
 EXTRACTOR_VERSION = 1
 """Bump when extraction logic changes what it finds: stored rows from an older extractor are redone."""
-GRAPH_FILE = "graph.json.gz"
-"""The graph artifact's one file (kg.graphfile's format)."""
 DOCUMENTS_BATCH_CHUNKS = 256
 """Chunks per write transaction (whole documents, so aliases resolve within one)."""
 
@@ -85,6 +88,8 @@ def build_graph(
             store.reset(params_json)
         elif stored is None:
             store.record_params(params_json)
+        for leftover in path.parent.glob(".arrays-*"):  # from a build that was killed
+            shutil.rmtree(leftover, ignore_errors=True)
         pending = store.pending_documents()
         if on_total:
             on_total(sum(n for _, n in pending))
@@ -114,16 +119,34 @@ def build_graph(
             "chunks": len(snapshot.chunk_documents),
         }
         data = to_bytes(graph)
-        artifact = artifacts.publish(GRAPH, "", snapshot.corpus_version, {GRAPH_FILE: data},
-                                     {"params": params, "counts": graph.graph["manifest"]["counts"]})
-        if artifact.corpus_version == snapshot.corpus_version:
-            write_atomic(path, data)
-            write_sidecar(path, artifact.id, artifact.sha256)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        arrays = path.parent / f".arrays-{uuid.uuid4().hex[:8]}"
+        try:
+            _write_arrays(data, arrays, path, settings.document_edge_weight)
+            files: dict[str, bytes | Path] = {GRAPH_FILE: data}
+            files.update({ARRAYS_PREFIX + f.name: f for f in sorted(arrays.iterdir())})
+            artifact = artifacts.publish(GRAPH, "", snapshot.corpus_version, files,
+                                         {"params": params, "counts": graph.graph["manifest"]["counts"]})
+            if artifact.corpus_version == snapshot.corpus_version:
+                install_arrays(arrays, path)
+                write_atomic(path, data)
+                write_sidecar(path, artifact.id, artifact.sha256)
+        finally:
+            shutil.rmtree(arrays, ignore_errors=True)
     return BuildReport(
         rebuilt=rebuilt, chunks_processed=processed, entities=graph.number_of_nodes(), relations=relation_count,
         edges=graph.number_of_edges(), chunks_covered=len(snapshot.chunk_documents), pruned_entities=pruned,
         corpus_version=snapshot.corpus_version, file_bytes=len(data), seconds=time.perf_counter() - t0, path=path,
     )
+
+
+def _write_arrays(data: bytes, folder: Path, path: Path, document_edge_weight: float) -> None:
+    """The serving form of the graph (kg.index.save_arrays), made here once from the very bytes published,
+    so replicas map arrays instead of each parsing the file."""
+    loaded = from_node_link(json.loads(gzip.decompress(data)), path=path, signature=(0, 0, 0),
+                            document_edge_weight=document_edge_weight)
+    save_arrays(loaded, folder, source_sha256=hashlib.sha256(data).hexdigest(),
+                document_edge_weight=document_edge_weight)
 
 
 def _batches(pending: list[tuple[int, int]], max_chunks: int) -> Iterator[list[int]]:

@@ -26,6 +26,8 @@ from kg.store import GraphSnapshot
 from kg.traversal import global_pagerank
 
 FORMAT = "kgrag-graph/2"
+GRAPH_FILE = "graph.json.gz"
+"""The graph file's name, in a data home and in the published graph artifact."""
 DOCUMENT_PREFIX = "doc:"
 """Document node keys; entity keys never hold a colon, so the two kinds cannot collide."""
 DOCUMENT_LABEL = "DOCUMENT"

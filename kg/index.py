@@ -7,11 +7,13 @@ and swaps a single reference; a query in flight keeps the object it started with
 
 from __future__ import annotations
 
-import dataclasses
+import hashlib
+import json
 import math
 import os
-import tempfile
+import shutil
 import threading
+import uuid
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,7 +25,7 @@ import scipy.sparse as sp
 
 from core.artifacts import ArtifactRefusedError, check_database
 from kg.documents import TitleDocument, TitleIndex
-from kg.graphfile import DOCUMENT, MENTIONS_DOCUMENT, TITLED, document_id, read_data, write_sidecar
+from kg.graphfile import DOCUMENT, GRAPH_FILE, MENTIONS_DOCUMENT, TITLED, document_id, read_data, write_sidecar
 from kg.traversal import row_normalised
 
 Signature = tuple[int, int, int]
@@ -92,11 +94,43 @@ def file_signature(path: Path) -> Signature | None:
 
 
 def load_graph(path: Path, *, document_edge_weight: float = DOCUMENT_EDGE_WEIGHT) -> LoadedGraph:
+    """From the arrays beside the file when they were made from it (memory-mapped, fast), else by
+    parsing the file itself (an older build, or other traversal weights)."""
     signature = file_signature(path)
     if signature is None:
         raise FileNotFoundError(path)
+    folder = arrays_folder(path)
+    if folder.is_dir():
+        graph = load_arrays(folder, path=path, signature=signature, source_sha256=file_sha256(path),
+                            document_edge_weight=document_edge_weight)
+        if graph is not None:
+            return graph
     data = read_data(path)
     return from_node_link(data, path=path, signature=signature, document_edge_weight=document_edge_weight)
+
+
+def arrays_folder(path: Path) -> Path:
+    return path.with_name(path.name + ".arrays")
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while block := fh.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def install_arrays(src: Path, path: Path) -> None:
+    """Rename a finished arrays folder into place beside ``path``. A process still mapping the old one
+    keeps its pages (POSIX); a reader that sees the new arrays with the old file, or the reverse, finds
+    their digests differ and parses the file instead."""
+    final = arrays_folder(path)
+    trash = final.with_name(f".{final.name}.old-{uuid.uuid4().hex[:8]}")
+    if final.exists():
+        final.rename(trash)
+    src.rename(final)
+    shutil.rmtree(trash, ignore_errors=True)
 
 
 def loaded_view(g: Any, path: Path) -> LoadedGraph:
@@ -121,10 +155,7 @@ def from_node_link(data: dict[str, Any], *, path: Path, signature: Signature,
             ak = entity_key(alias)
             if ak and ak not in index:
                 aliases[ak].add(i)
-    buckets: dict[tuple[str, int], list[str]] = defaultdict(list)
-    for k in (*keys, *aliases):
-        buckets[(k[0], len(k))].append(k)
-
+    sorted_aliases = {k: tuple(sorted(v)) for k, v in aliases.items()}
     rows, cols, weights, label_ids, relation_names = _edges(data["edges"], index, document_edge_weight)
     n = len(keys)
     adjacency = sp.csr_matrix((weights, (rows, cols)), shape=(n, n), dtype=np.float64)
@@ -159,8 +190,8 @@ def from_node_link(data: dict[str, Any], *, path: Path, signature: Signature,
     return LoadedGraph(
         path=path, signature=signature, manifest=data["graph"].get("manifest", {}), keys=keys,
         names=tuple(nd.get("name", nd["id"]) for nd in nodes), labels=tuple(nd.get("label", "") for nd in nodes),
-        index=index, aliases={k: tuple(sorted(v)) for k, v in aliases.items()},
-        fuzzy_buckets={k: tuple(v) for k, v in buckets.items()}, adjacency=adjacency, transition=transition,
+        index=index, aliases=sorted_aliases,
+        fuzzy_buckets=_fuzzy_buckets(keys, aliases), adjacency=adjacency, transition=transition,
         degree=np.maximum(np.diff(transition.indptr), 1),
         edge_labels=edge_labels, relation_names=relation_names, entity_chunks=entity_chunks,
         chunk_entities=entity_chunks.T.tocsr(), chunk_ids=np.array(chunk_set, dtype=np.int64),
@@ -170,6 +201,90 @@ def from_node_link(data: dict[str, Any], *, path: Path, signature: Signature,
         stats={"entities": n - len(documents), "documents": len(documents), "edges": len(data["edges"]),
                "chunks": len(chunk_set)},
     )
+
+
+# -- the arrays form: what a builder writes so replicas map the graph instead of parsing it -----------
+ARRAYS_FORMAT = "kgrag-graph-arrays/1"
+ARRAYS_PREFIX = "arrays."
+"""Artifact file names of the arrays (an artifact's files are flat; they go in ``arrays_folder``)."""
+_MATRICES = ("adjacency", "transition", "edge_labels", "entity_chunks", "chunk_entities", "home")
+_VECTORS = ("chunk_ids", "document_frequency", "chunk_home")
+
+
+def save_arrays(graph: LoadedGraph, folder: Path, *, source_sha256: str, document_edge_weight: float) -> None:
+    """Every matrix and vector as .npy (CSR parts), the strings and small maps as one JSON: loading is
+    then np.load with mmap_mode plus one small parse, not a parse of the whole node-link file.
+
+    ``source_sha256`` names the graph file the arrays were made from; a reader uses them only for that file
+    and the same ``document_edge_weight`` (the traversal weights are baked into ``transition``)."""
+    folder.mkdir(parents=True)
+    for name in _MATRICES:
+        m: sp.csr_matrix = getattr(graph, name)
+        np.save(folder / f"{name}.data.npy", m.data)
+        np.save(folder / f"{name}.indices.npy", m.indices)
+        np.save(folder / f"{name}.indptr.npy", m.indptr)
+    for name in _VECTORS:
+        np.save(folder / f"{name}.npy", np.asarray(getattr(graph, name)))
+    titles = [[d.document_id, d.title, d.full_key, list(d.aliases)] for d in graph.titles.documents.values()]
+    seen: set[tuple[int, int]] = set()
+    sentences = []
+    for (a, b), text in graph.link_sentences.items():
+        if (b, a) not in seen:
+            seen.add((a, b))
+            sentences.append([a, b, text])
+    meta = {
+        "format": ARRAYS_FORMAT, "source_sha256": source_sha256, "document_edge_weight": document_edge_weight,
+        "manifest": graph.manifest, "keys": graph.keys, "names": graph.names, "labels": graph.labels,
+        "aliases": {k: list(v) for k, v in graph.aliases.items()}, "relation_names": graph.relation_names,
+        "max_name_tokens": graph.max_name_tokens, "titles": titles,
+        "document_index": [[d, i] for d, i in graph.document_index.items()], "alias_df": graph.alias_df,
+        "link_sentences": sentences, "stats": graph.stats,
+        "shapes": {name: list(getattr(graph, name).shape) for name in _MATRICES},
+    }
+    (folder / "graph.json").write_text(json.dumps(meta, ensure_ascii=False, separators=(",", ":")))
+
+
+def load_arrays(folder: Path, *, path: Path, signature: Signature, source_sha256: str,
+                document_edge_weight: float) -> LoadedGraph | None:
+    """The graph from its arrays, memory-mapped; None when they were made from another file or weights."""
+    try:
+        meta = json.loads((folder / "graph.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if (meta.get("format") != ARRAYS_FORMAT or meta.get("source_sha256") != source_sha256
+            or meta.get("document_edge_weight") != document_edge_weight):
+        return None
+
+    def matrix(name: str) -> sp.csr_matrix:
+        parts = [np.load(folder / f"{name}.{p}.npy", mmap_mode="r") for p in ("data", "indices", "indptr")]
+        return sp.csr_matrix(tuple(parts), shape=tuple(meta["shapes"][name]), copy=False)
+
+    m = {name: matrix(name) for name in _MATRICES}
+    v = {name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in _VECTORS}
+    keys = tuple(meta["keys"])
+    aliases = {k: tuple(ids) for k, ids in meta["aliases"].items()}
+    link_sentences: dict[tuple[int, int], str] = {}
+    for a, b, text in meta["link_sentences"]:
+        link_sentences[(a, b)] = link_sentences[(b, a)] = text
+    return LoadedGraph(
+        path=path, signature=signature, manifest=meta["manifest"], keys=keys, names=tuple(meta["names"]),
+        labels=tuple(meta["labels"]), index={k: i for i, k in enumerate(keys)}, aliases=aliases,
+        fuzzy_buckets=_fuzzy_buckets(keys, aliases), adjacency=m["adjacency"], transition=m["transition"],
+        degree=np.maximum(np.diff(m["transition"].indptr), 1), edge_labels=m["edge_labels"],
+        relation_names=tuple(meta["relation_names"]), entity_chunks=m["entity_chunks"],
+        chunk_entities=m["chunk_entities"], chunk_ids=v["chunk_ids"], document_frequency=v["document_frequency"],
+        max_name_tokens=int(meta["max_name_tokens"]), home=m["home"], chunk_home=v["chunk_home"],
+        titles=TitleIndex(TitleDocument(d, t, f, tuple(a)) for d, t, f, a in meta["titles"]),
+        document_index={int(d): int(i) for d, i in meta["document_index"]}, alias_df=meta["alias_df"],
+        link_sentences=link_sentences, stats=meta["stats"],
+    )
+
+
+def _fuzzy_buckets(keys: tuple[str, ...], aliases: dict[str, Any]) -> dict[tuple[str, int], tuple[str, ...]]:
+    buckets: dict[tuple[str, int], list[str]] = defaultdict(list)
+    for k in (*keys, *aliases):
+        buckets[(k[0], len(k))].append(k)
+    return {k: tuple(v) for k, v in buckets.items()}
 
 
 def _edges(edges: list[dict[str, Any]], index: dict[str, int], document_edge_weight: float
@@ -256,23 +371,26 @@ class GraphHolder:
             check_database(graph.manifest, self.database_id(), f"the graph file at {graph.path}",
                            fix="run `kgrag graph build` against this database (or POST /v1/graph/build)")
 
-    def install(self, data: bytes, artifact_id: int, sha256: str) -> LoadedGraph:
-        """Load ``data`` from a temporary file, then rename it over the graph file and swap the reference."""
+    def install(self, folder: Path, artifact_id: int, sha256: str) -> LoadedGraph:
+        """Load a downloaded graph artifact (its file and arrays) from ``folder``, then rename both into
+        place and swap the reference: no query waits for the load."""
+        data_file = folder / GRAPH_FILE
+        arrays = folder / ".arrays"
+        arrays.mkdir(exist_ok=True)
+        for part in folder.glob(ARRAYS_PREFIX + "*"):
+            part.rename(arrays / part.name.removeprefix(ARRAYS_PREFIX))
+        signature = file_signature(data_file)
+        assert signature is not None
+        graph = load_arrays(arrays, path=self.path, signature=signature, source_sha256=file_sha256(data_file),
+                            document_edge_weight=self.document_edge_weight)
+        if graph is None:  # published before arrays existed, or other traversal weights here
+            graph = from_node_link(read_data(data_file), path=self.path, signature=signature,
+                                   document_edge_weight=self.document_edge_weight)
+        self._check(graph)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
-        tmp = Path(tmp_name)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            graph = load_graph(tmp, document_edge_weight=self.document_edge_weight)
-            self._check(graph)
-            with self._lock:
-                os.replace(tmp, self.path)  # same inode, mtime and size: the signature still matches
-                graph = dataclasses.replace(graph, path=self.path)
-                self._graph = graph
-                write_sidecar(self.path, artifact_id, sha256)
-        finally:
-            tmp.unlink(missing_ok=True)
+        with self._lock:
+            install_arrays(arrays, self.path)
+            os.replace(data_file, self.path)  # same inode, mtime and size: the signature still matches
+            self._graph = graph
+            write_sidecar(self.path, artifact_id, sha256)
         return graph

@@ -212,8 +212,7 @@ class ArtifactSync:
         folder = self.graph.path.parent / ".download" / f"a{artifact.id}-{artifact.sha256[:16]}"
         try:
             self.rt.artifacts.download(artifact, folder)
-            files = [p for p in folder.iterdir() if p.is_file()]
-            self.graph.install(files[0].read_bytes(), artifact.id, artifact.sha256)
+            self.graph.install(folder, artifact.id, artifact.sha256)
             log.info("installed graph %s", artifact.label)
         finally:
             shutil.rmtree(folder.parent, ignore_errors=True)

@@ -8,10 +8,14 @@ entity chain Harlow Biotech → Miriam Okafor can bring it up.
 
 from __future__ import annotations
 
+import dataclasses
+import mmap
 import re
 from typing import Any
 
+import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import kg.build
 from core.errors import BuildLockedError
@@ -20,7 +24,9 @@ from core.types import Filters
 from ingest.loaders import load_text
 from ingest.pipeline import Ingestor
 from kg.build import build_graph
-from kg.graphfile import read_networkx
+from kg.documents import TitleIndex
+from kg.graphfile import read_data, read_networkx
+from kg.index import LoadedGraph, arrays_folder, from_node_link, load_graph
 from kg.store import GraphStore
 from retrieval.base import Query, Retriever
 from retrieval.bm25 import BM25Retriever
@@ -147,6 +153,53 @@ def test_delete_removes_exactly_the_documents_evidence(runtime: Runtime, nlp: An
     assert all(c != target for _, chunks in g.nodes(data="chunks") for c, _ in chunks)
     fresh = retriever.retrieve(Query(QUESTION, k=20))  # reloaded the new file on its own
     assert fresh.status.reason == "" and fresh.explanation["graph_corpus_version"] == runtime.store.corpus_version()
+
+
+def _same_graph(a: LoadedGraph, b: LoadedGraph) -> None:
+    """Every field that serving reads, compared exactly (matrices by structure, dtype and values)."""
+    for f in dataclasses.fields(LoadedGraph):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if f.name in ("path", "signature"):
+            continue
+        if sp.issparse(x):
+            assert x.shape == y.shape and x.dtype == y.dtype, f.name
+            for part in ("data", "indices", "indptr"):
+                assert np.array_equal(getattr(x, part), getattr(y, part)), (f.name, part)
+        elif isinstance(x, np.ndarray):
+            assert x.dtype == y.dtype and np.array_equal(x, y), f.name
+        elif isinstance(x, TitleIndex):
+            assert (x.documents, x.targets, x.prefixes) == (y.documents, y.targets, y.prefixes)
+        else:
+            assert x == y, f.name
+
+
+def _mapped(array: Any) -> bool:
+    """Backed by a memory-mapped file (scipy keeps a view of the np.memmap, not the memmap itself)."""
+    while array is not None:
+        if isinstance(array, mmap.mmap):
+            return True
+        array = getattr(array, "base", None)
+    return False
+
+
+def test_replicas_map_the_arrays_a_build_wrote_and_they_equal_the_parsed_file(runtime: Runtime, nlp: Any) -> None:
+    ingest_folder(runtime)
+    build(runtime, nlp)
+    path = runtime.settings.graph_path
+    weight = runtime.settings.graph.document_edge_weight
+    mapped = load_graph(path, document_edge_weight=weight)
+    assert _mapped(mapped.transition.data) and _mapped(mapped.chunk_ids), "served from the arrays, not a parse"
+    parsed = from_node_link(read_data(path), path=path, signature=mapped.signature, document_edge_weight=weight)
+    _same_graph(mapped, parsed)
+    assert mapped.stats["documents"] > 0 and mapped.link_sentences and mapped.aliases
+
+    # Other traversal weights than the build's: the arrays do not apply, the file is parsed.
+    other = load_graph(path, document_edge_weight=weight + 1)
+    assert not _mapped(other.transition.data)
+    # Arrays from another file (a half-finished swap) are never used for this one.
+    (arrays_folder(path) / "graph.json").write_text((arrays_folder(path) / "graph.json").read_text().replace(
+        '"source_sha256":"', '"source_sha256":"0'))
+    assert not _mapped(load_graph(path, document_edge_weight=weight).transition.data)
 
 
 def test_rebuild_is_byte_identical_and_incremental_processes_only_new_chunks(runtime: Runtime, nlp: Any) -> None:
