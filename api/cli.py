@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -169,9 +170,11 @@ def index_build(
 
     Example:  kgrag index build
     """
+    t0 = time.perf_counter()
     with runtime() as rt, console.status("building the BM25 index"):
         index = publish_bm25(rt, force=force)
-    console.print(f"BM25 index published at corpus version {index.corpus_version} ({index.size} chunks)")
+    console.print(f"BM25 index published at corpus version {index.corpus_version} ({index.size} chunks) in "
+                  f"{time.perf_counter() - t0:.1f} s")
 
 
 @app.command()

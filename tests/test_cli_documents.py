@@ -93,3 +93,29 @@ def test_cli_never_prints_control_characters(cli_env: dict[str, str], tmp_path: 
     for output in (ingested.output, listing.output):
         assert not any(ch in output for ch in "\x1b\x07\x9b\x85"), repr(output)
     assert "legacy" in listing.output and "\\x1b" in listing.output  # shown escaped, not executed
+
+
+def _published(url: str) -> list[tuple[str, int]]:
+    with psycopg.connect(url) as conn:
+        return conn.execute("SELECT a.kind, a.corpus_version FROM kgrag_artifact_current c"
+                            " JOIN kgrag_artifacts a ON a.id = c.artifact_id ORDER BY 1").fetchall()
+
+
+def test_ingest_delete_and_index_build_publish_the_bm25_index_for_every_replica(cli_env: dict[str, str]) -> None:
+    runner = CliRunner()
+    url = cli_env["KGRAG_DATABASE__URL"]
+    ingested = runner.invoke(app, ["ingest", str(EXAMPLES_DIR)], env=cli_env)
+    assert ingested.exit_code == 0 and "BM25 index published at corpus version" in ingested.output
+    ((kind, after_ingest),) = _published(url)
+    assert kind == "bm25" and after_ingest > 0
+
+    with psycopg.connect(url) as conn:
+        first = conn.execute("SELECT min(id) FROM documents").fetchone()[0]
+    assert runner.invoke(app, ["documents", "delete", str(first)], env=cli_env).exit_code == 0
+    ((_, after_delete),) = _published(url)
+    assert after_delete > after_ingest, "a delete republishes without the document's words"
+
+    built = runner.invoke(app, ["index", "build", "--force"], env=cli_env)
+    assert built.exit_code == 0 and f"corpus version {after_delete}" in built.output, built.output
+    help_text = runner.invoke(app, ["index", "build", "--help"], env=cli_env).output
+    assert "every replica" in help_text and "Example:" in help_text
