@@ -70,14 +70,13 @@ class ArtifactSync:
         self._wake.set()
 
     def close(self) -> None:
+        """Stops the thread within a wait slice (or after a build in progress) and closes its listener."""
         self._stop.set()
         self._wake.set()
-        listener = self._listener
-        if listener is not None:
-            with contextlib.suppress(Exception):
-                listener.cancel()
         if self._thread is not None:
-            self._thread.join(timeout=30)
+            self._thread.join(timeout=60)
+        else:
+            self._drop_listener()
 
     def sync_once(self, *, build: bool = False) -> None:
         """Install any newer published version; with ``build``, publish a fresh BM25 index first when the
@@ -114,6 +113,12 @@ class ArtifactSync:
         fallback for a builder that died, when the index has stayed behind for a whole poll interval.
         Replicas that only heard of a change do not race to build it: one build, the rest install."""
         lower_thread_priority()
+        try:
+            self._loop()
+        finally:
+            self._drop_listener()
+
+    def _loop(self) -> None:
         self._safe_sync(build=self.background_builds)
         next_poll = time.monotonic() + self.poll_interval
         while not self._stop.is_set():
