@@ -111,8 +111,10 @@ def stats(
     """
     from kg.graphfile import read_networkx
     from kg.store import GraphStore
+    from retrieval.sync import fetch_published_graph
 
     with runtime() as rt:
+        fetch_published_graph(rt)
         path = rt.settings.graph_path
         counts = GraphStore(rt.db).counts()
         version = rt.store.corpus_version()
@@ -163,8 +165,10 @@ def export(
     from kg import export as ex
     from kg.graphfile import read_networkx
     from kg.store import GraphStore
+    from retrieval.sync import fetch_published_graph
 
     with runtime() as rt:
+        fetch_published_graph(rt)
         path = rt.settings.graph_path
         if not path.exists():
             raise GraphMissingError(f"no graph file at {path}", fix="run `kgrag graph build` first")

@@ -230,6 +230,14 @@ def lower_thread_priority() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BUILD_NICENESS)
 
 
+def fetch_published_graph(rt: Runtime) -> None:
+    """Install the database's current graph into this data home if it is not there (a CLI export or stats
+    on a home that never built one: the graph lives in the database, the home is only a cache)."""
+    holder = GraphHolder(rt.settings.graph_path, document_edge_weight=rt.settings.graph.document_edge_weight,
+                         database_id=rt.artifacts.database_id)
+    ArtifactSync(rt, None, holder, background_builds=False).sync_once()
+
+
 def sync_for(rt: Runtime, pipeline: Any, *, background_builds: bool | None = None,
              start: bool = True) -> ArtifactSync:
     """The sync for a pipeline's BM25 retriever and graph holder (either may be absent)."""

@@ -168,3 +168,15 @@ def test_html_view_with_hostile_names_is_drawn_in_headless_chromium(tmp_path: Pa
         page.goto(page_file.as_uri())
         page.wait_for("document.body.dataset.graphView === 'overview'", timeout=60)
         assert int(page.evaluate("document.body.dataset.graphNodes")) == len(HOSTILE)
+
+
+def test_a_home_that_never_built_exports_the_published_graph(cli_env: Runtime, nlp: Any, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    build(cli_env, nlp)
+    monkeypatch.setenv("KGRAG_HOME", str(tmp_path / "another-home"))  # same database, empty data home
+    out = tmp_path / "g.json"
+    result = _invoke("graph", "export", "-f", "json", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "another-home" / "graph" / "graph.json.gz").read_bytes() == \
+        cli_env.settings.graph_path.read_bytes()
+    assert any(n.get("name") == "Harlow Biotech" for n in json.loads(out.read_text())["nodes"])
