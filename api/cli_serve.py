@@ -39,6 +39,10 @@ def serve(
     Answers come from Gemini when GEMINI_API_KEY (or Vertex AI settings) is set, otherwise from the
     offline extractive answerer. Routes are described at http://HOST:PORT/docs (see docs/api.md).
 
+    Replicas: run as many as you like against one database (KGRAG_DATABASE__URL), each with its own
+    KGRAG_HOME, behind a load balancer; they share the published BM25 index, graph and jobs through
+    the database (docs/deploy.md). GET /v1/artifacts shows what each one serves.
+
     Example:  kgrag serve --port 8080
     """
     import uvicorn
