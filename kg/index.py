@@ -204,7 +204,7 @@ def from_node_link(data: dict[str, Any], *, path: Path, signature: Signature,
 
 
 # -- the arrays form: what a builder writes so replicas map the graph instead of parsing it -----------
-ARRAYS_FORMAT = "kgrag-graph-arrays/1"
+ARRAYS_FORMAT = "kgrag-graph-arrays/2"
 ARRAYS_PREFIX = "arrays."
 """Artifact file names of the arrays (an artifact's files are flat; they go in ``arrays_folder``)."""
 _MATRICES = ("adjacency", "transition", "edge_labels", "entity_chunks", "chunk_entities", "home")
@@ -237,6 +237,8 @@ def save_arrays(graph: LoadedGraph, folder: Path, *, source_sha256: str, documen
         "manifest": graph.manifest, "keys": graph.keys, "names": graph.names, "labels": graph.labels,
         "aliases": {k: list(v) for k, v in graph.aliases.items()}, "relation_names": graph.relation_names,
         "max_name_tokens": graph.max_name_tokens, "titles": titles,
+        "title_targets": {a: list(ids) for a, ids in graph.titles.targets.items()},
+        "title_prefixes": sorted(graph.titles.prefixes),
         "document_index": [[d, i] for d, i in graph.document_index.items()], "alias_df": graph.alias_df,
         "link_sentences": sentences, "stats": graph.stats,
         "shapes": {name: list(getattr(graph, name).shape) for name in _MATRICES},
@@ -274,7 +276,9 @@ def load_arrays(folder: Path, *, path: Path, signature: Signature, source_sha256
         relation_names=tuple(meta["relation_names"]), entity_chunks=m["entity_chunks"],
         chunk_entities=m["chunk_entities"], chunk_ids=v["chunk_ids"], document_frequency=v["document_frequency"],
         max_name_tokens=int(meta["max_name_tokens"]), home=m["home"], chunk_home=v["chunk_home"],
-        titles=TitleIndex(TitleDocument(d, t, f, tuple(a)) for d, t, f, a in meta["titles"]),
+        titles=TitleIndex.from_parts((TitleDocument(d, t, f, tuple(a)) for d, t, f, a in meta["titles"]),
+                                     {a: tuple(ids) for a, ids in meta["title_targets"].items()},
+                                     meta["title_prefixes"]),
         document_index={int(d): int(i) for d, i in meta["document_index"]}, alias_df=meta["alias_df"],
         link_sentences=link_sentences, stats=meta["stats"],
     )
