@@ -15,6 +15,8 @@ from typing import Any, Literal
 import networkx as nx
 from rapidfuzz import process
 
+from core.artifacts import check_database
+from core.db import database_id
 from core.errors import NotFoundError
 from core.store import Store
 from kg.canonical import canonical_name, entity_key
@@ -75,7 +77,11 @@ def live_only(g: nx.Graph, live: set[int]) -> nx.Graph:
 
 
 def live_view(g: nx.Graph, store: Store) -> nx.Graph:
-    """``g`` unless documents changed since it was built; then only what live chunks still support."""
+    """``g`` unless documents changed since it was built; then only what live chunks still support.
+
+    A graph built against another database is refused: its chunk ids mean other passages here."""
+    check_database(g.graph.get("manifest", {}), database_id(store.db), "the graph file",
+                   fix="run `kgrag graph build` against this database (or POST /v1/graph/build)")
     if g.graph.get("manifest", {}).get("corpus_version") == store.corpus_version():
         return g
     return live_only(g, store.live_chunk_ids(sorted(graph_chunk_ids(g))))

@@ -20,7 +20,9 @@ from typing import Any
 
 import httpx
 import psycopg
+import pytest
 
+from core.artifacts import ArtifactRefusedError
 from core.models import Embedder
 from core.runtime import Runtime
 from core.settings import DatabaseSettings, RerankSettings, Settings
@@ -157,6 +159,8 @@ def _killed_mid_publish(tmp_path: Path, url: str) -> None:
 def test_a_home_pointed_at_another_database_refuses_its_artifacts(
         tmp_path: Path, pg_server: str, embedder: Embedder, make_settings: Callable[..., Settings]) -> None:
     from kg.build import build_graph
+    from kg.export import live_view
+    from kg.graphfile import read_networkx
     from kg.nlp import load_spacy
     from kg.store import GraphStore
     from retrieval.maintenance import publish_bm25
@@ -191,6 +195,8 @@ def test_a_home_pointed_at_another_database_refuses_its_artifacts(
                 assert result.status.state == "skipped" and "another database" in result.status.reason, name
             run = pipe.run("Halvorix tide gauges Brenmoor", rerank=False)
             assert run.hits and {p.source for p in run.hits} <= {"b/1", "b/2", "b/3"}, "only B's own chunks"
+        with pytest.raises(ArtifactRefusedError):  # nor do exports show A's graph against B's chunk ids
+            live_view(read_networkx(rt.settings.graph_path), rt.store)
         publish_bm25(rt)  # B publishes its own: now the home serves B's index, never A's
         with build_pipeline(rt, signals=("bm25",)) as pipe:
             hits = pipe.retrievers["bm25"].retrieve(Query("Halvorix", k=5)).hits
