@@ -54,8 +54,9 @@ def test_explain_reports_the_models_cold_load_apart_from_the_query(cli_env: dict
                                 env={**cli_env, "COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     load, embed = _ms(result.output, "dense.load"), _ms(result.output, "dense.embed")
-    # the model load is in dense.load, not dense.embed (a warm page cache loads it in ~150 ms, one embed ~35)
-    assert load > 100 and embed < load, result.output
+    # the model load is in dense.load, not dense.embed: with modules already imported and a warm page
+    # cache the load is 80-150 ms and one embed 15-35 ms, so no absolute floor, only the order
+    assert embed < load, result.output
     line = re.search(r"query time ([\d.]+) ms; model and index loading ([\d.]+) ms", result.output)
     assert line, result.output
     assert float(line.group(2)) >= load - 0.1 and float(line.group(1)) < _ms(result.output, "total") - load + 0.2
