@@ -98,13 +98,14 @@ def wait_job(client: httpx.Client, job_id: str, timeout: float = 3600) -> dict[s
     raise RuntimeError(f"job {job_id} did not finish in {timeout} s")
 
 
-def settled(client: httpx.Client, timeout: float = 600) -> dict[str, Any]:
-    """This replica's artifacts once BM25 and the graph are both at the database's corpus version."""
+def settled(client: httpx.Client, timeout: float = 600, kinds: tuple[str, ...] = ("bm25", "graph")
+            ) -> dict[str, Any]:
+    """This replica's artifacts once each of ``kinds`` is at the database's corpus version."""
     deadline = time.monotonic() + timeout
     body: dict[str, Any] = {}
     while time.monotonic() < deadline:
         body = client.get("/v1/artifacts").json()
-        if all(body.get(k) and body[k]["corpus_version"] == body["corpus_version"] for k in ("bm25", "graph")):
+        if all(body.get(k) and body[k]["corpus_version"] == body["corpus_version"] for k in kinds):
             return body
         time.sleep(0.2)
     raise RuntimeError(f"artifacts did not settle: {body}")

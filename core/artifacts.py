@@ -63,9 +63,6 @@ class Artifact:
         """Short identity for logs, health and explanations: ``bm25#12@v40``."""
         return f"{self.kind}#{self.id}@v{self.corpus_version}"
 
-    def public(self) -> dict[str, Any]:
-        return {"id": self.id, "corpus_version": self.corpus_version, "sha256": self.sha256, "bytes": self.bytes}
-
 
 Payload = bytes | Path
 """A file to publish: its bytes, or a path to stream it from."""

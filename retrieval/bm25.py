@@ -117,14 +117,12 @@ class BM25Index:
     path: Path | None = None
     database_id: str = ""
     artifact: str = ""
-    """The published artifact's digest ('' before publishing): what replicas compare to swap."""
+    """The published artifact's digest ('' when unknown: not yet published, or read back by load_index):
+    what replicas compare to swap."""
 
     @property
     def size(self) -> int:
         return len(self.chunk_ids)
-
-    def matches(self, version: int, params: dict[str, Any]) -> bool:
-        return self.corpus_version == version and self.params == params
 
     def search(self, tokens: Sequence[str], k: int, allowed_documents: np.ndarray | None = None,
                ) -> list[tuple[int, float]]:
@@ -224,7 +222,7 @@ def load_index(root: Path) -> BM25Index | None:
     """The index this data home installed last (CURRENT), memory-mapped; None when there is none."""
     try:
         folder = root / (root / _CURRENT).read_text().strip()
-        return load_folder(folder, artifact=folder.name.split("-", 1)[-1])
+        return load_folder(folder)  # which artifact it came from is not recorded inside it
     except (OSError, ValueError, KeyError):
         return None
 
@@ -252,29 +250,42 @@ def publish_index(store: Store, settings: RetrievalSettings, artifacts: Artifact
     already published at the corpus version and only installs it. ``force`` rebuilds regardless
     (after a delete, so the old vocabulary leaves the database too).
     """
+    with advisory_lock(store.db, BUILD_LOCK_KEY):
+        return _publish_locked(store, settings, artifacts, root, force=force)
+
+
+def try_publish_index(store: Store, settings: RetrievalSettings, artifacts: ArtifactStore, root: Path
+                      ) -> BM25Index | None:
+    """``publish_index``, or None at once when another builder holds the lock (its publish reaches every
+    replica anyway): what a serving replica's background builder calls, so it never queues behind one."""
+    with advisory_lock(store.db, BUILD_LOCK_KEY, wait=False) as got:
+        return _publish_locked(store, settings, artifacts, root, force=False) if got else None
+
+
+def _publish_locked(store: Store, settings: RetrievalSettings, artifacts: ArtifactStore, root: Path, *,
+                    force: bool) -> BM25Index:
     params = index_params(settings)
     kind_variant = variant(params)
     root.mkdir(parents=True, exist_ok=True)
-    with advisory_lock(store.db, BUILD_LOCK_KEY):
-        published = artifacts.current(BM25, kind_variant)
-        if not force and published is not None and published.corpus_version == store.corpus_version():
-            return _install_published(artifacts, published, root)
-        index = build_index(store, settings)
-        tmp = root / f".tmp-build-{uuid.uuid4().hex[:8]}"
-        try:
-            write_index_files(index, tmp, database_id=artifacts.database_id())
-            files = {p.name: p for p in sorted(tmp.iterdir()) if p.is_file()}
-            artifact = artifacts.publish(BM25, kind_variant, index.corpus_version, files, {
-                "params": params, "size": index.size})
-            if artifact.corpus_version != index.corpus_version:  # a newer one won the race
-                return _install_published(artifacts, artifact, root)
-            folder = artifact_folder(root, artifact)
-            if not folder.exists():
-                tmp.rename(folder)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-        install(root, folder)
-        return load_folder(folder, artifact=artifact.sha256)
+    published = artifacts.current(BM25, kind_variant)
+    if not force and published is not None and published.corpus_version == store.corpus_version():
+        return _install_published(artifacts, published, root)
+    index = build_index(store, settings)
+    tmp = root / f".tmp-build-{uuid.uuid4().hex[:8]}"
+    try:
+        write_index_files(index, tmp, database_id=artifacts.database_id())
+        files = {p.name: p for p in sorted(tmp.iterdir()) if p.is_file()}
+        artifact = artifacts.publish(BM25, kind_variant, index.corpus_version, files, {
+            "params": params, "size": index.size})
+        if artifact.corpus_version != index.corpus_version:  # a newer one won the race
+            return _install_published(artifacts, artifact, root)
+        folder = artifact_folder(root, artifact)
+        if not folder.exists():
+            tmp.rename(folder)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    install(root, folder)
+    return load_folder(folder, artifact=artifact.sha256)
 
 
 def _install_published(artifacts: ArtifactStore, artifact: Artifact, root: Path) -> BM25Index:

@@ -18,17 +18,19 @@ import os
 import shutil
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 
 from core.artifacts import BM25, CHANNEL, CORPUS_CHANNEL, GRAPH, Artifact
-from core.db import advisory_lock
 from core.errors import KgragError
 from core.runtime import Runtime
 from kg.graphfile import installed_artifact
 from kg.index import GraphHolder
-from retrieval.bm25 import BUILD_LOCK_KEY, BM25Retriever, publish_index
+from retrieval.bm25 import BM25Retriever, try_publish_index
+
+if TYPE_CHECKING:
+    from retrieval.pipeline import QueryPipeline
 
 log = logging.getLogger("kgrag.sync")
 
@@ -57,7 +59,6 @@ class ArtifactSync:
         self._thread: threading.Thread | None = None
         self._listener: psycopg.Connection | None = None
         self.last_error: str = ""
-        self.builds = 0
         self._behind_since: float | None = None
 
     # -- what the rest of the process calls -------------------------------------------------------
@@ -191,18 +192,12 @@ class ArtifactSync:
     # -- work -----------------------------------------------------------------------------------------
     def _build_bm25_if_behind(self) -> None:
         assert self.bm25 is not None
-        published = self.rt.artifacts.current(BM25, self.bm25.variant)
-        version = self.rt.store.corpus_version()
-        if published is not None and published.corpus_version == version:
-            return
-        with advisory_lock(self.rt.db, BUILD_LOCK_KEY, wait=False) as got:
-            if not got:
-                return  # another replica is building; its publish wakes us
         t0 = time.perf_counter()
-        index = publish_index(self.rt.store, self.bm25.settings, self.rt.artifacts, self.bm25.root)
-        self.builds += 1
-        log.info("published BM25 index at corpus version %d (%d chunks) in %.1f s", index.corpus_version,
-                 index.size, time.perf_counter() - t0)
+        index = try_publish_index(self.rt.store, self.bm25.settings, self.rt.artifacts, self.bm25.root)
+        if index is None:
+            return  # another replica is building; its publish wakes us
+        log.info("BM25 index published at corpus version %d (%d chunks; %.1f s, a build only if it was behind)",
+                 index.corpus_version, index.size, time.perf_counter() - t0)
 
     def _sync_graph(self) -> None:
         assert self.graph is not None
@@ -238,7 +233,7 @@ def fetch_published_graph(rt: Runtime) -> None:
     ArtifactSync(rt, None, holder, background_builds=False).sync_once()
 
 
-def sync_for(rt: Runtime, pipeline: Any, *, background_builds: bool | None = None,
+def sync_for(rt: Runtime, pipeline: QueryPipeline, *, background_builds: bool | None = None,
              start: bool = True) -> ArtifactSync:
     """The sync for a pipeline's BM25 retriever and graph holder (either may be absent)."""
     bm25 = pipeline.retrievers.get("bm25")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -13,6 +13,10 @@ from api.app import create_app
 from core.models import Embedder
 from core.runtime import Runtime
 from core.settings import AnswerSettings, ApiSettings, ArtifactSettings, RerankSettings, RetrievalSettings, Settings
+from tests.conftest import REPO_ROOT
+
+sys.path.insert(0, str(REPO_ROOT / "bench"))  # one wait on /v1/artifacts for these tests, the replica test, the bench
+from replicas import settled
 
 MakeClient = Callable[..., Any]
 
@@ -40,16 +44,8 @@ def client_for(settings: Settings, embedder: Embedder, **kwargs: Any) -> Iterato
         rt.close()
 
 
-def wait_for_artifacts(client: TestClient, timeout: float = 60.0, *, graph: bool = False) -> dict[str, Any]:
-    """Until this replica serves a BM25 index (and with ``graph`` a graph) at the corpus's version: the
-    background builder publishes after an upload, the sync thread installs it."""
+def wait_for_artifacts(client: TestClient, timeout: float = 60.0) -> dict[str, Any]:
+    """Until this replica serves a BM25 index at the corpus's version: the background builder publishes
+    after an upload, the sync thread installs it."""
     client.app.state.resources.sync.kick()
-    deadline = time.monotonic() + timeout
-    body: dict[str, Any] = {}
-    while time.monotonic() < deadline:
-        body = client.get("/v1/artifacts").json()
-        wanted = [body.get("bm25")] + ([body.get("graph")] if graph else [])
-        if all(a and a["corpus_version"] == body["corpus_version"] for a in wanted):
-            return body
-        time.sleep(0.05)
-    raise AssertionError(f"artifacts did not reach the corpus version in {timeout}s: {body}")
+    return settled(client, timeout, kinds=("bm25",))
