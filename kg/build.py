@@ -65,7 +65,7 @@ def build_graph(
     store: GraphStore, settings: GraphSettings, path: Path, nlp: Any, *, rebuild: bool = False,
     on_total: Callable[[int], None] | None = None, on_progress: Callable[[int], None] | None = None,
     batch_chunks: int | None = None, executor: ExecutorSettings | None = None,
-    artifacts: ArtifactStore | None = None,
+    artifacts: ArtifactStore | None = None, on_stage: Callable[[str], None] | None = None,
 ) -> BuildReport:
     """Run one build; raises BuildLockedError when another is running.
 
@@ -76,7 +76,11 @@ def build_graph(
     The file is published to the database (core.artifacts) before it is written here: every replica
     then installs the same bytes, and a build killed before the publish commits leaves every replica,
     this data home included, on the previous graph.
+
+    ``on_stage`` is told when each step after extraction begins: on a large corpus they take minutes
+    with no chunk count to show (the CLI shows the name; bench/scale.py times each and samples memory).
     """
+    stage = on_stage or (lambda _name: None)
     artifacts = artifacts or ArtifactStore(store.db)
     t0 = time.perf_counter()
     params = extraction_params(settings, nlp)
@@ -105,9 +109,13 @@ def build_graph(
             processed += store.write(extraction)
             if on_progress:
                 on_progress(len(chunks))
+        stage("pruning orphan entities")
         pruned = store.prune_orphans()
+        stage("reading the graph rows")
         snapshot = store.snapshot()
+        stage("linking documents by title")
         layer = document_layer(store.titles(), store.iter_chunk_texts())
+        stage("assembling the graph")
         manifest = {"format": FORMAT, "corpus_version": snapshot.corpus_version, "params": params,
                     "database_id": artifacts.database_id()}
         graph = build_networkx(snapshot, manifest, layer)
@@ -118,11 +126,14 @@ def build_graph(
             "document_links": len(layer.links),
             "chunks": len(snapshot.chunk_documents),
         }
+        stage("writing the graph file")
         data = to_bytes(graph)
         path.parent.mkdir(parents=True, exist_ok=True)
         arrays = path.parent / f".arrays-{uuid.uuid4().hex[:8]}"
         try:
+            stage("writing the serving arrays")
             _write_arrays(data, arrays, path, settings.document_edge_weight)
+            stage("publishing")
             files: dict[str, bytes | Path] = {GRAPH_FILE: data}
             files.update({ARRAYS_PREFIX + f.name: f for f in sorted(arrays.iterdir())})
             artifact = artifacts.publish(GRAPH, "", snapshot.corpus_version, files,

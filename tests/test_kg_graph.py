@@ -357,8 +357,15 @@ def test_a_build_with_two_spacy_processes_writes_the_same_file(runtime: Runtime,
     build(runtime, nlp)
     single = runtime.settings.graph_path.read_bytes()
     graph = runtime.settings.graph.model_copy(update={"processes": 2, "batch_size": 2})
-    batches = []
+    batches: list[int] = []
+    stages: list[tuple[str, int]] = []
     report = build_graph(GraphStore(runtime.db), graph, runtime.settings.graph_path, nlp, rebuild=True,
-                         batch_chunks=2, on_progress=batches.append)
+                         batch_chunks=2, on_progress=batches.append,
+                         on_stage=lambda name: stages.append((name, len(batches))))
     assert report.rebuilt and len(batches) > 4  # enough batches to keep both workers busy
     assert runtime.settings.graph_path.read_bytes() == single
+    # The steps after extraction are announced in order, each once, and only after every batch.
+    assert [name for name, _ in stages] == [
+        "pruning orphan entities", "reading the graph rows", "linking documents by title", "assembling the graph",
+        "writing the graph file", "writing the serving arrays", "publishing"]
+    assert {done for _, done in stages} == {len(batches)}
