@@ -9,8 +9,6 @@ replica) and its committed batches for the next build to keep.
 
 from __future__ import annotations
 
-import gzip
-import hashlib
 import json
 import shutil
 import time
@@ -23,8 +21,8 @@ from typing import Any
 from core.artifacts import GRAPH, ArtifactStore
 from core.settings import ExecutorSettings, GraphSettings
 from kg.documents import document_layer
-from kg.graphfile import DOCUMENT, FORMAT, GRAPH_FILE, build_networkx, to_bytes, write_atomic, write_sidecar
-from kg.index import ARRAYS_PREFIX, from_node_link, install_arrays, save_arrays
+from kg.graphfile import DOCUMENT, FORMAT, GRAPH_FILE, build_networkx, move_atomic, write_graph_file, write_sidecar
+from kg.index import ARRAYS_PREFIX, file_sha256, from_node_link, install_arrays, save_arrays
 from kg.nlp import model_id
 from kg.parallel import extract_in_order, extract_with_ray, worker_count
 from kg.store import GraphStore
@@ -94,6 +92,8 @@ def build_graph(
             store.record_params(params_json)
         for leftover in path.parent.glob(".arrays-*"):  # from a build that was killed
             shutil.rmtree(leftover, ignore_errors=True)
+        for leftover in path.parent.glob(f".{GRAPH_FILE}.*.tmp"):
+            leftover.unlink(missing_ok=True)
         pending = store.pending_documents()
         if on_total:
             on_total(sum(n for _, n in pending))
@@ -111,53 +111,58 @@ def build_graph(
                 on_progress(len(chunks))
         stage("pruning orphan entities")
         pruned = store.prune_orphans()
-        stage("reading the graph rows")
-        snapshot = store.snapshot()
         stage("linking documents by title")
         layer = document_layer(store.titles(), store.iter_chunk_texts())
         stage("assembling the graph")
-        manifest = {"format": FORMAT, "corpus_version": snapshot.corpus_version, "params": params,
-                    "database_id": artifacts.database_id()}
-        graph = build_networkx(snapshot, manifest, layer)
+        with store.snapshot() as snapshot:  # its rows stream into the graph, never held beside it
+            corpus_version, covered = snapshot.corpus_version, len(snapshot.chunk_documents)
+            manifest = {"format": FORMAT, "corpus_version": corpus_version, "params": params,
+                        "database_id": artifacts.database_id()}
+            graph = build_networkx(snapshot, manifest, layer)
         relation_count = sum(len(rels) for _, _, rels in graph.edges(data="relations"))
-        graph.graph["manifest"]["counts"] = {
+        counts = {
             "entities": graph.number_of_nodes(), "edges": graph.number_of_edges(), "relations": relation_count,
             "documents": sum(1 for _, kind in graph.nodes(data="kind") if kind == DOCUMENT),
-            "document_links": len(layer.links),
-            "chunks": len(snapshot.chunk_documents),
+            "document_links": len(layer.links), "chunks": covered,
         }
+        graph.graph["manifest"]["counts"] = counts
+        del layer
         stage("writing the graph file")
-        data = to_bytes(graph)
         path.parent.mkdir(parents=True, exist_ok=True)
+        graph_file = write_graph_file(graph, path.parent)
         arrays = path.parent / f".arrays-{uuid.uuid4().hex[:8]}"
         try:
+            file_bytes = graph_file.stat().st_size
             stage("writing the serving arrays")
-            _write_arrays(data, arrays, path, settings.document_edge_weight)
+            _write_arrays(graph, arrays, path, settings.document_edge_weight, file_sha256(graph_file))
+            del graph
             stage("publishing")
-            files: dict[str, bytes | Path] = {GRAPH_FILE: data}
+            files: dict[str, bytes | Path] = {GRAPH_FILE: graph_file}
             files.update({ARRAYS_PREFIX + f.name: f for f in sorted(arrays.iterdir())})
-            artifact = artifacts.publish(GRAPH, "", snapshot.corpus_version, files,
-                                         {"params": params, "counts": graph.graph["manifest"]["counts"]})
-            if artifact.corpus_version == snapshot.corpus_version:
+            artifact = artifacts.publish(GRAPH, "", corpus_version, files, {"params": params, "counts": counts})
+            if artifact.corpus_version == corpus_version:
                 install_arrays(arrays, path)
-                write_atomic(path, data)
+                move_atomic(graph_file, path)
                 write_sidecar(path, artifact.id, artifact.sha256)
         finally:
             shutil.rmtree(arrays, ignore_errors=True)
+            graph_file.unlink(missing_ok=True)
     return BuildReport(
-        rebuilt=rebuilt, chunks_processed=processed, entities=graph.number_of_nodes(), relations=relation_count,
-        edges=graph.number_of_edges(), chunks_covered=len(snapshot.chunk_documents), pruned_entities=pruned,
-        corpus_version=snapshot.corpus_version, file_bytes=len(data), seconds=time.perf_counter() - t0, path=path,
+        rebuilt=rebuilt, chunks_processed=processed, entities=counts["entities"], relations=relation_count,
+        edges=counts["edges"], chunks_covered=covered, pruned_entities=pruned, corpus_version=corpus_version,
+        file_bytes=file_bytes, seconds=time.perf_counter() - t0, path=path,
     )
 
 
-def _write_arrays(data: bytes, folder: Path, path: Path, document_edge_weight: float) -> None:
-    """The serving form of the graph (kg.index.save_arrays), made here once from the very bytes published,
-    so replicas map arrays instead of each parsing the file."""
-    loaded = from_node_link(json.loads(gzip.decompress(data)), path=path, signature=(0, 0, 0),
-                            document_edge_weight=document_edge_weight)
-    save_arrays(loaded, folder, source_sha256=hashlib.sha256(data).hexdigest(),
-                document_edge_weight=document_edge_weight)
+def _write_arrays(graph: Any, folder: Path, path: Path, document_edge_weight: float, sha256: str) -> None:
+    """The serving form of the graph (kg.index.save_arrays), made here once so replicas map arrays instead
+    of each parsing the file. Made from the graph the file was written from, not by parsing the file
+    back (at a million chunks that parse alone outgrew the machine); a test checks the two agree."""
+    view = {"graph": graph.graph, "nodes": [{**d, "id": n} for n, d in graph.nodes(data=True)],
+            "edges": [{**d, "source": u, "target": v} for u, v, d in graph.edges(data=True)]}
+    loaded = from_node_link(view, path=path, signature=(0, 0, 0), document_edge_weight=document_edge_weight)
+    del view
+    save_arrays(loaded, folder, source_sha256=sha256, document_edge_weight=document_edge_weight)
 
 
 def _batches(pending: list[tuple[int, int]], max_chunks: int) -> Iterator[list[int]]:

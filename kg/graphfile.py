@@ -8,11 +8,16 @@ the same bytes (a rebuild can be checked with cmp).
 
 from __future__ import annotations
 
+import functools
 import gzip
+import itertools
 import json
 import os
 import tempfile
+import zlib
 from collections import defaultdict
+from collections.abc import Iterator
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +26,7 @@ import numpy as np
 
 from kg.canonical import canonical_name, entity_key, most_common
 from kg.documents import DocumentLayer
-from kg.extract import TITLE_LABEL
+from kg.extract import TITLE_LABEL, Mention
 from kg.store import GraphSnapshot
 from kg.traversal import global_pagerank
 
@@ -54,33 +59,27 @@ def build_networkx(snapshot: GraphSnapshot, manifest: dict[str, Any], documents:
     An entity with no mention left is not a node, and a relation's evidence is always a chunk that
     mentions both ends, so every node and edge can cite a chunk that still exists.
     """
-    surfaces: dict[str, list[tuple[str, int]]] = defaultdict(list)
-    labels: dict[str, list[tuple[str, int]]] = defaultdict(list)
-    chunks: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
-    for m in snapshot.mentions:
-        surfaces[m.key].append((m.surface, m.count))
-        if m.label != TITLE_LABEL:
-            labels[m.key].append((m.label, m.count))
-        chunks[m.key][m.chunk_id] += m.count
     g = nx.Graph(manifest=manifest, chunk_documents=[list(p) for p in snapshot.chunk_documents])
-    for key in sorted(chunks):
-        own = [(s, n) for s, n in surfaces[key] if entity_key(s) == key] or surfaces[key]
-        name = most_common(own)
-        aliases = sorted({s for s, _ in surfaces[key] if entity_key(s) != key})
-        g.add_node(
-            key, kind=ENTITY, name=name, label=most_common(labels[key]) if labels[key] else TITLE_LABEL,
-            aliases=aliases,
-            chunks=[[c, n] for c, n in sorted(chunks[key].items())], mentions=sum(chunks[key].values()),
-        )
-    edges: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    nodes: dict[str, dict[str, Any]] = {}
+    # Mentions arrive grouped by key (GraphStore.snapshot orders them so): one entity's rows at a time,
+    # so the build never holds per-entity working sets for every entity at once.
+    for key, group in itertools.groupby(snapshot.mentions, key=attrgetter("key")):
+        if key in nodes:
+            raise ValueError(f"mentions of {key!r} are not contiguous: the snapshot must order them by key")
+        nodes[key] = _entity_attrs(key, list(group))
+    for key in sorted(nodes):
+        g.add_node(key, **nodes[key])
+    # One compact tuple per relation row until they are grouped (there are tens of millions at scale).
+    edges: dict[tuple[str, str], list[tuple[str, str, str, int, int]]] = defaultdict(list)
     for r in snapshot.relations:
-        if r.source not in chunks or r.target not in chunks:
+        if r.source not in nodes or r.target not in nodes:
             continue
         pair = (r.source, r.target) if r.source < r.target else (r.target, r.source)
-        edges[pair].append({"label": r.relation, "source": r.source, "target": r.target, "weight": r.weight,
-                            "chunk": r.chunk_id})
+        edges[pair].append((r.relation, r.source, r.target, r.weight, r.chunk_id))
+    del nodes
     for (a, b), rels in sorted(edges.items()):
-        g.add_edge(a, b, kind=ENTITY, weight=sum(r["weight"] for r in rels), relations=_group_relations(rels))
+        g.add_edge(a, b, kind=ENTITY, weight=sum(r[3] for r in rels), relations=_group_relations(rels))
+    del edges
     if documents is not None:
         _add_documents(g, documents, snapshot.chunk_documents)
     _add_pagerank(g)
@@ -129,14 +128,29 @@ def _add_documents(g: nx.Graph, layer: DocumentLayer, chunk_documents: list[tupl
         g.add_edge(a, b, kind=MENTIONS_DOCUMENT, weight=max(r["weight"] for r in rels), relations=rels)
 
 
-def _group_relations(rels: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _entity_attrs(key: str, mentions: list[Mention]) -> dict[str, Any]:
+    """Name (the most written surface of the key itself), label, aliases and evidence chunks of one entity."""
+    surfaces = [(m.surface, m.count) for m in mentions]
+    labels = [(m.label, m.count) for m in mentions if m.label != TITLE_LABEL]
+    chunks: dict[int, int] = defaultdict(int)
+    for m in mentions:
+        chunks[m.chunk_id] += m.count
+    own = [(s, n) for s, n in surfaces if entity_key(s) == key] or surfaces
+    return {
+        "kind": ENTITY, "name": most_common(own), "label": most_common(labels) if labels else TITLE_LABEL,
+        "aliases": sorted({s for s, _ in surfaces if entity_key(s) != key}),
+        "chunks": [[c, n] for c, n in sorted(chunks.items())], "mentions": sum(chunks.values()),
+    }
+
+
+def _group_relations(rels: list[tuple[str, str, str, int, int]]) -> list[dict[str, Any]]:
     """One entry per (label, direction) with its total weight and evidence chunks."""
     grouped: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for r in rels:
-        k = (r["label"], r["source"], r["target"])
-        entry = grouped.setdefault(k, {"label": k[0], "source": k[1], "target": k[2], "weight": 0, "chunks": []})
-        entry["weight"] += r["weight"]
-        entry["chunks"].append(r["chunk"])
+    for label, source, target, weight, chunk in rels:
+        k = (label, source, target)
+        entry = grouped.setdefault(k, {"label": label, "source": source, "target": target, "weight": 0, "chunks": []})
+        entry["weight"] += weight
+        entry["chunks"].append(chunk)
     return [dict(grouped[k], chunks=sorted(set(grouped[k]["chunks"]))) for k in sorted(grouped)]
 
 
@@ -157,10 +171,55 @@ def _add_pagerank(g: nx.Graph) -> None:
         g.nodes[n]["pagerank"] = float(f"{score:.8g}")
 
 
-def to_bytes(g: nx.Graph) -> bytes:
-    data = nx.node_link_data(g, edges="edges")
-    blob = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-    return gzip.compress(blob, compresslevel=6, mtime=0)
+_dumps = functools.partial(json.dumps, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def write_graph_file(g: nx.Graph, folder: Path) -> Path:
+    """``nx.node_link_data(g)`` as JSON (sorted keys, compact, UTF-8), gzipped with mtime 0, in a new
+    temporary file in ``folder`` (fsynced; the caller renames it into place or removes it).
+
+    Written node by node and edge by edge: at a million chunks the JSON is gigabytes, and holding it,
+    plus node_link_data's copy of the graph, beside the graph was most of a build's peak memory."""
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{GRAPH_FILE}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            # zlib's gzip stream (wbits 31) is gzip.compress(..., mtime=0) exactly, fed piece by piece.
+            deflate = zlib.compressobj(6, zlib.DEFLATED, 31)
+            buffer: list[str] = []
+            size = 0
+
+            def put(text: str) -> None:
+                nonlocal size
+                buffer.append(text)
+                size += len(text)
+                if size > 1 << 20:
+                    raw.write(deflate.compress("".join(buffer).encode()))
+                    buffer.clear()
+                    size = 0
+
+            def items(rows: Iterator[dict[str, Any]]) -> None:
+                for i, row in enumerate(rows):
+                    put("," + _dumps(row) if i else _dumps(row))
+
+            # node_link_data's keys in sorted order: directed, edges, graph, multigraph, nodes.
+            put(f'{{"directed":{_dumps(g.is_directed())},"edges":[')
+            items({**d, "source": u, "target": v} for u, v, d in g.edges(data=True))
+            put(f'],"graph":{_dumps(g.graph)},"multigraph":{_dumps(g.is_multigraph())},"nodes":[')
+            items({**d, "id": n} for n, d in g.nodes(data=True))
+            put("]}")
+            raw.write(deflate.compress("".join(buffer).encode()) + deflate.flush())
+            raw.flush()
+            os.fsync(raw.fileno())
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return Path(tmp)
+
+
+def move_atomic(src: Path, path: Path) -> None:
+    """Rename a finished, fsynced file over ``path`` and fsync the folder: the old file or the new, never half."""
+    os.replace(src, path)
+    _fsync_folder(path.parent)
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -176,7 +235,11 @@ def write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
+    _fsync_folder(path.parent)
+
+
+def _fsync_folder(folder: Path) -> None:
+    dir_fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(dir_fd)
     finally:

@@ -6,7 +6,7 @@ killed at any point leaves whole batches behind and the next build carries on fr
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -21,11 +21,13 @@ PARAMS_META_KEY = "graph_params"
 
 @dataclass(frozen=True, slots=True)
 class GraphSnapshot:
-    """Everything the graph file is made of, read in one consistent snapshot."""
+    """Everything the graph file is made of, read in one consistent snapshot.
+
+    ``mentions`` and ``relations`` may be streams (GraphStore.snapshot): iterate each once."""
 
     corpus_version: int
-    mentions: list[Mention]
-    relations: list[Relation]
+    mentions: Iterable[Mention]
+    relations: Iterable[Relation]
     chunk_documents: list[tuple[int, int]]
 
 
@@ -140,31 +142,26 @@ class GraphStore:
             return cur.rowcount
 
     # -- reads --------------------------------------------------------------------------------------
-    def snapshot(self) -> GraphSnapshot:
-        """All mentions and relations with the corpus version they belong to (one REPEATABLE READ view)."""
+    @contextmanager
+    def snapshot(self, *, batch_size: int = 20_000) -> Iterator[GraphSnapshot]:
+        """All mentions and relations with the corpus version they belong to (one REPEATABLE READ view).
+
+        Mentions and relations stream from server-side cursors while the block is open, in key order:
+        a million-chunk corpus has tens of millions of rows, and holding them as objects beside the
+        graph made of them doubled a build's peak memory."""
         with self.db.connection() as conn:
             conn.isolation_level = _repeatable_read()
             try:
                 with conn.transaction():
                     version = int(conn.execute("SELECT version FROM corpus_state WHERE id = 1").fetchone()[0])
-                    mention_rows = conn.execute(
-                        "SELECT e.key, m.chunk_id, m.surface, m.label, m.count FROM kg_mentions m"
-                        " JOIN kg_entities e ON e.id = m.entity_id ORDER BY e.key, m.chunk_id, m.surface, m.label"
-                    ).fetchall()
-                    mentions = [Mention(key=r[0], chunk_id=int(r[1]), surface=r[2], label=r[3], count=int(r[4]))
-                                for r in mention_rows]
-                    relations = [Relation(r[0], r[1], r[2], int(r[3]), int(r[4])) for r in conn.execute(
-                        "SELECT s.key, t.key, r.relation, r.chunk_id, r.weight FROM kg_relations r"
-                        " JOIN kg_entities s ON s.id = r.source_id JOIN kg_entities t ON t.id = r.target_id"
-                        " ORDER BY s.key, t.key, r.relation, r.chunk_id"
-                    ).fetchall()]
                     chunk_documents = [(int(r[0]), int(r[1])) for r in conn.execute(
                         "SELECT c.id, c.document_id FROM chunks c JOIN kg_processed_chunks p ON p.chunk_id = c.id"
                         " ORDER BY c.id"
                     ).fetchall()]
+                    yield GraphSnapshot(version, _mentions(conn, batch_size), _relations(conn, batch_size),
+                                        chunk_documents)
             finally:
                 conn.isolation_level = None
-        return GraphSnapshot(version, mentions, relations, chunk_documents)
 
     def titles(self) -> list[tuple[int, str]]:
         """(document id, title) of every document with processed chunks: the documents the graph covers."""
@@ -218,6 +215,25 @@ class GraphStore:
                 " WHERE c.id = ANY(%s)", (list(chunk_ids),)
             ).fetchall()
         return {int(r[0]): (r[1], r[2], r[3]) for r in rows}
+
+
+def _mentions(conn: Any, batch_size: int) -> Iterator[Mention]:
+    with conn.cursor(name="kg_snapshot_mentions") as cur:
+        cur.itersize = batch_size
+        cur.execute("SELECT e.key, m.chunk_id, m.surface, m.label, m.count FROM kg_mentions m"
+                    " JOIN kg_entities e ON e.id = m.entity_id ORDER BY e.key, m.chunk_id, m.surface, m.label")
+        for r in cur:
+            yield Mention(key=r[0], chunk_id=int(r[1]), surface=r[2], label=r[3], count=int(r[4]))
+
+
+def _relations(conn: Any, batch_size: int) -> Iterator[Relation]:
+    with conn.cursor(name="kg_snapshot_relations") as cur:
+        cur.itersize = batch_size
+        cur.execute("SELECT s.key, t.key, r.relation, r.chunk_id, r.weight FROM kg_relations r"
+                    " JOIN kg_entities s ON s.id = r.source_id JOIN kg_entities t ON t.id = r.target_id"
+                    " ORDER BY s.key, t.key, r.relation, r.chunk_id")
+        for r in cur:
+            yield Relation(r[0], r[1], r[2], int(r[3]), int(r[4]))
 
 
 def _repeatable_read() -> Any:

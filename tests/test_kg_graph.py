@@ -9,10 +9,14 @@ entity chain Harlow Biotech → Miriam Okafor can bring it up.
 from __future__ import annotations
 
 import dataclasses
+import gzip
+import json
 import mmap
 import re
+from pathlib import Path
 from typing import Any
 
+import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -25,7 +29,7 @@ from ingest.loaders import load_text
 from ingest.pipeline import Ingestor
 from kg.build import build_graph
 from kg.documents import TitleIndex
-from kg.graphfile import read_data, read_networkx
+from kg.graphfile import read_data, read_networkx, write_graph_file
 from kg.index import LoadedGraph, arrays_folder, from_node_link, load_graph
 from kg.store import GraphStore
 from retrieval.base import Query, Retriever
@@ -202,6 +206,22 @@ def test_replicas_map_the_arrays_a_build_wrote_and_they_equal_the_parsed_file(ru
     assert not _mapped(load_graph(path, document_edge_weight=weight).transition.data)
 
 
+def test_the_graph_file_written_item_by_item_is_the_one_shot_node_link_encoding(tmp_path: Path) -> None:
+    g = nx.Graph(manifest={"format": "kgrag-graph/2", "counts": {"entities": 3}}, chunk_documents=[[1, 1], [2, 1]])
+    g.add_node("zürich", kind="entity", name="Zürich", aliases=["Zurich"], chunks=[[2, 1], [1, 3]], pagerank=0.25)
+    g.add_node("doc:7", kind="document", name="Ümlaut «quoted»", alias_df={"b": 2, "a": 1}, home=[1, 2])
+    g.add_node("ada lovelace", kind="entity", name="Ada Lovelace", chunks=[[1, 1]], pagerank=1e-07)
+    g.add_edge("zürich", "ada lovelace", weight=3, relations=[{"label": "co-occurs", "chunks": [1]}])
+    g.add_edge("doc:7", "zürich", weight=0.123456, relations=[{"label": "titled", "chunks": []}])
+    for n in range(3000):  # past the writer's 1 MiB buffer
+        g.add_edge("ada lovelace", f"e{n}", weight=n, relations=[{"label": "x" * 400, "chunks": [n]}])
+    written = write_graph_file(g, tmp_path)
+    one_shot = json.dumps(nx.node_link_data(g, edges="edges"), sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=False).encode()
+    assert written.read_bytes() == gzip.compress(one_shot, compresslevel=6, mtime=0)
+    assert written.parent == tmp_path and written.name.endswith(".tmp")
+
+
 def test_rebuild_is_byte_identical_and_incremental_processes_only_new_chunks(runtime: Runtime, nlp: Any) -> None:
     ingest_folder(runtime)
     first = build(runtime, nlp)
@@ -366,6 +386,6 @@ def test_a_build_with_two_spacy_processes_writes_the_same_file(runtime: Runtime,
     assert runtime.settings.graph_path.read_bytes() == single
     # The steps after extraction are announced in order, each once, and only after every batch.
     assert [name for name, _ in stages] == [
-        "pruning orphan entities", "reading the graph rows", "linking documents by title", "assembling the graph",
+        "pruning orphan entities", "linking documents by title", "assembling the graph",
         "writing the graph file", "writing the serving arrays", "publishing"]
     assert {done for _, done in stages} == {len(batches)}
