@@ -8,6 +8,7 @@ and swaps a single reference; a query in flight keeps the object it started with
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -204,16 +205,19 @@ def from_node_link(data: dict[str, Any], *, path: Path, signature: Signature,
 
 
 # -- the arrays form: what a builder writes so replicas map the graph instead of parsing it -----------
-ARRAYS_FORMAT = "kgrag-graph-arrays/2"
+ARRAYS_FORMAT = "kgrag-graph-arrays/3"
 ARRAYS_PREFIX = "arrays."
 """Artifact file names of the arrays (an artifact's files are flat; they go in ``arrays_folder``)."""
 _MATRICES = ("adjacency", "transition", "edge_labels", "entity_chunks", "chunk_entities", "home")
 _VECTORS = ("chunk_ids", "document_frequency", "chunk_home")
+_SEP = "\x00"
+"""Separates the strings of a string table. Every string comes from Postgres text, which cannot hold NUL."""
 
 
 def save_arrays(graph: LoadedGraph, folder: Path, *, source_sha256: str, document_edge_weight: float) -> None:
-    """Every matrix and vector as .npy (CSR parts), the strings and small maps as one JSON: loading is
-    then np.load with mmap_mode plus one small parse, not a parse of the whole node-link file.
+    """Every matrix and vector as .npy (CSR parts), every list of strings as one NUL-separated UTF-8
+    file, and only small things in JSON: loading is np.load with mmap_mode plus ``str.split``, not a
+    JSON parse (at a million chunks the strings alone were half a gigabyte of JSON).
 
     ``source_sha256`` names the graph file the arrays were made from; a reader uses them only for that file
     and the same ``document_edge_weight`` (the traversal weights are baked into ``transition``)."""
@@ -225,22 +229,59 @@ def save_arrays(graph: LoadedGraph, folder: Path, *, source_sha256: str, documen
         np.save(folder / f"{name}.indptr.npy", m.indptr)
     for name in _VECTORS:
         np.save(folder / f"{name}.npy", np.asarray(getattr(graph, name)))
-    titles = [[d.document_id, d.title, d.full_key, list(d.aliases)] for d in graph.titles.documents.values()]
+    counts: dict[str, int] = {}
+
+    def strings(name: str, values: list[str]) -> None:
+        counts[name] = len(values)
+        (folder / f"{name}.txt").write_bytes(_SEP.join(values).encode())
+
+    def ints(name: str, values: list[int] | list[list[int]]) -> None:
+        np.save(folder / f"{name}.npy", np.asarray(values, dtype=np.int64))
+
+    def offsets(name: str, rows: list[tuple[Any, ...]]) -> None:
+        ints(f"{name}.indptr", [0, *itertools.accumulate(len(r) for r in rows)])
+
+    def lists(name: str, mapping: dict[str, tuple[int, ...]]) -> None:
+        """str -> tuple of ints, as keys + CSR (offsets, values)."""
+        strings(f"{name}.keys", list(mapping))
+        offsets(name, list(mapping.values()))
+        ints(f"{name}.values", [i for v in mapping.values() for i in v])
+
+    strings("keys", list(graph.keys))
+    strings("names", list(graph.names))
+    strings("labels", list(graph.labels))
+    lists("aliases", graph.aliases)
+    docs = list(graph.titles.documents.values())
+    ints("titles.ids", [d.document_id for d in docs])
+    strings("titles.title", [d.title for d in docs])
+    strings("titles.full_key", [d.full_key for d in docs])
+    offsets("titles.aliases", [d.aliases for d in docs])
+    strings("titles.aliases", [a for d in docs for a in d.aliases])
+    lists("title_targets", graph.titles.targets)
+    strings("title_prefixes", sorted(graph.titles.prefixes))
+    ints("document_index", [[d, i] for d, i in graph.document_index.items()])
+    # The fuzzy buckets in bucket order: a load slices one string table instead of re-bucketing every key.
+    buckets = list(graph.fuzzy_buckets.items())
+    strings("fuzzy.first", [first for (first, _n), _ in buckets])
+    ints("fuzzy.length", [n for (_f, n), _ in buckets])
+    offsets("fuzzy", [members for _, members in buckets])
+    strings("fuzzy.members", [k for _, members in buckets for k in members])
+    strings("alias_df.keys", list(graph.alias_df))
+    ints("alias_df.values", list(graph.alias_df.values()))
     seen: set[tuple[int, int]] = set()
-    sentences = []
+    pairs: list[list[int]] = []
+    sentences: list[str] = []
     for (a, b), text in graph.link_sentences.items():
         if (b, a) not in seen:
             seen.add((a, b))
-            sentences.append([a, b, text])
+            pairs.append([a, b])
+            sentences.append(text)
+    ints("link_sentences.pairs", pairs)
+    strings("link_sentences.text", sentences)
     meta = {
         "format": ARRAYS_FORMAT, "source_sha256": source_sha256, "document_edge_weight": document_edge_weight,
-        "manifest": graph.manifest, "keys": graph.keys, "names": graph.names, "labels": graph.labels,
-        "aliases": {k: list(v) for k, v in graph.aliases.items()}, "relation_names": graph.relation_names,
-        "max_name_tokens": graph.max_name_tokens, "titles": titles,
-        "title_targets": {a: list(ids) for a, ids in graph.titles.targets.items()},
-        "title_prefixes": sorted(graph.titles.prefixes),
-        "document_index": [[d, i] for d, i in graph.document_index.items()], "alias_df": graph.alias_df,
-        "link_sentences": sentences, "stats": graph.stats,
+        "manifest": graph.manifest, "relation_names": graph.relation_names,
+        "max_name_tokens": graph.max_name_tokens, "stats": graph.stats, "counts": counts,
         "shapes": {name: list(getattr(graph, name).shape) for name in _MATRICES},
     }
     (folder / "graph.json").write_text(json.dumps(meta, ensure_ascii=False, separators=(",", ":")))
@@ -261,25 +302,44 @@ def load_arrays(folder: Path, *, path: Path, signature: Signature, source_sha256
         parts = [np.load(folder / f"{name}.{p}.npy", mmap_mode="r") for p in ("data", "indices", "indptr")]
         return sp.csr_matrix(tuple(parts), shape=tuple(meta["shapes"][name]), copy=False)
 
+    def strings(name: str) -> list[str]:
+        if not meta["counts"][name]:
+            return []
+        return (folder / f"{name}.txt").read_bytes().decode().split(_SEP)
+
+    def ints(name: str) -> list[Any]:
+        return np.load(folder / f"{name}.npy").tolist()
+
+    def lists(name: str) -> dict[str, tuple[int, ...]]:
+        indptr, values = ints(f"{name}.indptr"), ints(f"{name}.values")
+        return {k: tuple(values[indptr[i]:indptr[i + 1]]) for i, k in enumerate(strings(f"{name}.keys"))}
+
     m = {name: matrix(name) for name in _MATRICES}
     v = {name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in _VECTORS}
-    keys = tuple(meta["keys"])
-    aliases = {k: tuple(ids) for k, ids in meta["aliases"].items()}
+    keys = tuple(strings("keys"))
+    aliases = lists("aliases")
+    at, title_aliases = ints("titles.aliases.indptr"), strings("titles.aliases")
+    titles = [TitleDocument(d, t, f, tuple(title_aliases[at[i]:at[i + 1]])) for i, (d, t, f) in enumerate(
+        zip(ints("titles.ids"), strings("titles.title"), strings("titles.full_key"), strict=True))]
+    pairs = np.load(folder / "link_sentences.pairs.npy").reshape(-1, 2)
     link_sentences: dict[tuple[int, int], str] = {}
-    for a, b, text in meta["link_sentences"]:
+    for a, b, text in zip(pairs[:, 0].tolist(), pairs[:, 1].tolist(), strings("link_sentences.text"), strict=True):
         link_sentences[(a, b)] = link_sentences[(b, a)] = text
+    at, members = ints("fuzzy.indptr"), strings("fuzzy.members")
+    fuzzy = {(first, n): tuple(members[at[i]:at[i + 1]])
+             for i, (first, n) in enumerate(zip(strings("fuzzy.first"), ints("fuzzy.length"), strict=True))}
+    doc_index = np.load(folder / "document_index.npy").reshape(-1, 2)
     return LoadedGraph(
-        path=path, signature=signature, manifest=meta["manifest"], keys=keys, names=tuple(meta["names"]),
-        labels=tuple(meta["labels"]), index={k: i for i, k in enumerate(keys)}, aliases=aliases,
-        fuzzy_buckets=_fuzzy_buckets(keys, aliases), adjacency=m["adjacency"], transition=m["transition"],
+        path=path, signature=signature, manifest=meta["manifest"], keys=keys, names=tuple(strings("names")),
+        labels=tuple(strings("labels")), index={k: i for i, k in enumerate(keys)}, aliases=aliases,
+        fuzzy_buckets=fuzzy, adjacency=m["adjacency"], transition=m["transition"],
         degree=np.maximum(np.diff(m["transition"].indptr), 1), edge_labels=m["edge_labels"],
         relation_names=tuple(meta["relation_names"]), entity_chunks=m["entity_chunks"],
         chunk_entities=m["chunk_entities"], chunk_ids=v["chunk_ids"], document_frequency=v["document_frequency"],
         max_name_tokens=int(meta["max_name_tokens"]), home=m["home"], chunk_home=v["chunk_home"],
-        titles=TitleIndex.from_parts((TitleDocument(d, t, f, tuple(a)) for d, t, f, a in meta["titles"]),
-                                     {a: tuple(ids) for a, ids in meta["title_targets"].items()},
-                                     meta["title_prefixes"]),
-        document_index={int(d): int(i) for d, i in meta["document_index"]}, alias_df=meta["alias_df"],
+        titles=TitleIndex.from_parts(titles, lists("title_targets"), strings("title_prefixes")),
+        document_index=dict(zip(doc_index[:, 0].tolist(), doc_index[:, 1].tolist(), strict=True)),
+        alias_df=dict(zip(strings("alias_df.keys"), ints("alias_df.values"), strict=True)),
         link_sentences=link_sentences, stats=meta["stats"],
     )
 
