@@ -156,13 +156,28 @@ def build_graph(
 
 def _write_arrays(graph: Any, folder: Path, path: Path, document_edge_weight: float, sha256: str) -> None:
     """The serving form of the graph (kg.index.save_arrays), made here once so replicas map arrays instead
-    of each parsing the file. Made from the graph the file was written from, not by parsing the file
-    back (at a million chunks that parse alone outgrew the machine); a test checks the two agree."""
-    view = {"graph": graph.graph, "nodes": [{**d, "id": n} for n, d in graph.nodes(data=True)],
-            "edges": [{**d, "source": u, "target": v} for u, v, d in graph.edges(data=True)]}
+    of each parsing the file. Made from the graph the file was written from, record by record as the file
+    was (not by parsing the file back, nor by copying the graph into node-link lists: at a million chunks
+    either outgrew the machine); a test checks the result equals the parsed file."""
+    view = {"graph": graph.graph,
+            "nodes": _Records(lambda: ({**d, "id": n} for n, d in graph.nodes(data=True)), graph.number_of_nodes()),
+            "edges": _Records(lambda: ({**d, "source": u, "target": v} for u, v, d in graph.edges(data=True)),
+                              graph.number_of_edges())}
     loaded = from_node_link(view, path=path, signature=(0, 0, 0), document_edge_weight=document_edge_weight)
-    del view
     save_arrays(loaded, folder, source_sha256=sha256, document_edge_weight=document_edge_weight)
+
+
+class _Records:
+    """Node-link records made afresh on each pass (from_node_link reads nodes and edges a few times)."""
+
+    def __init__(self, make: Callable[[], Iterator[dict[str, Any]]], count: int) -> None:
+        self._make, self._count = make, count
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return self._make()
+
+    def __len__(self) -> int:
+        return self._count
 
 
 def _batches(pending: list[tuple[int, int]], max_chunks: int) -> Iterator[list[int]]:

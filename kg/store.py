@@ -6,6 +6,7 @@ killed at any point leaves whole batches behind and the next build carries on fr
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -222,8 +223,9 @@ def _mentions(conn: Any, batch_size: int) -> Iterator[Mention]:
         cur.itersize = batch_size
         cur.execute("SELECT e.key, m.chunk_id, m.surface, m.label, m.count FROM kg_mentions m"
                     " JOIN kg_entities e ON e.id = m.entity_id ORDER BY e.key, m.chunk_id, m.surface, m.label")
-        for r in cur:
-            yield Mention(key=r[0], chunk_id=int(r[1]), surface=r[2], label=r[3], count=int(r[4]))
+        for r in cur:  # interned: a key or label is repeated across rows, and the graph keeps every copy
+            yield Mention(key=sys.intern(r[0]), chunk_id=int(r[1]), surface=r[2], label=sys.intern(r[3]),
+                          count=int(r[4]))
 
 
 def _relations(conn: Any, batch_size: int) -> Iterator[Relation]:
@@ -233,7 +235,7 @@ def _relations(conn: Any, batch_size: int) -> Iterator[Relation]:
                     " JOIN kg_entities s ON s.id = r.source_id JOIN kg_entities t ON t.id = r.target_id"
                     " ORDER BY s.key, t.key, r.relation, r.chunk_id")
         for r in cur:
-            yield Relation(r[0], r[1], r[2], int(r[3]), int(r[4]))
+            yield Relation(sys.intern(r[0]), sys.intern(r[1]), sys.intern(r[2]), int(r[3]), int(r[4]))
 
 
 def _repeatable_read() -> Any:
