@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from types import ModuleType
 
 from tests.conftest import REPO_ROOT
 
 
-def _harness() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_harness", REPO_ROOT / "bench" / "harness.py")
+def _bench(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", REPO_ROOT / "bench" / f"{name}.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
+
+
+def _harness() -> ModuleType:
+    return _bench("harness")
 
 
 def test_report_md_is_rendered_from_report_json_and_every_target_is_judged() -> None:
@@ -24,3 +30,15 @@ def test_report_md_is_rendered_from_report_json_and_every_target_is_judged() -> 
         "bench/REPORT.md was edited or is stale: python bench/harness.py --render bench/REPORT.json --report"
     for target in ("graph build at 100k", "three-signal retrieval + fusion", "serving RSS at 100000"):
         assert target in rendered
+
+
+def test_the_1m_report_is_rendered_from_its_json_and_judges_every_target() -> None:
+    results = json.loads((REPO_ROOT / "bench" / "REPORT-1M.json").read_text())
+    scale = _bench("scale")
+    rendered = scale.render(results)
+    assert (REPO_ROOT / "bench" / "REPORT-1M.md").read_text() == rendered, \
+        "bench/REPORT-1M.md was edited or is stale: python bench/scale.py --render bench/REPORT-1M.json --report"
+    assert results["corpus"]["chunks"] >= 1_000_000
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in rendered.splitlines() if line.startswith("| ")}
+    for target in scale.TARGETS:
+        assert target in rows and "not measured in this run" not in rows[target], target
