@@ -21,8 +21,18 @@ from typing import Any
 from core.artifacts import GRAPH, ArtifactStore
 from core.settings import ExecutorSettings, GraphSettings
 from kg.documents import document_layer
-from kg.graphfile import DOCUMENT, FORMAT, GRAPH_FILE, build_networkx, move_atomic, write_graph_file, write_sidecar
-from kg.index import ARRAYS_PREFIX, file_sha256, from_node_link, install_arrays, save_arrays
+from kg.graphfile import (
+    DOCUMENT,
+    FORMAT,
+    GRAPH_FILE,
+    build_networkx,
+    edge_records,
+    move_atomic,
+    node_records,
+    write_graph_file,
+    write_sidecar,
+)
+from kg.index import ARRAYS_PREFIX, from_node_link, install_arrays, save_arrays
 from kg.nlp import model_id
 from kg.parallel import extract_in_order, extract_with_ray, worker_count
 from kg.store import GraphStore
@@ -129,12 +139,12 @@ def build_graph(
         del layer
         stage("writing the graph file")
         path.parent.mkdir(parents=True, exist_ok=True)
-        graph_file = write_graph_file(graph, path.parent)
+        graph_file, file_digest = write_graph_file(graph, path.parent)
         arrays = path.parent / f".arrays-{uuid.uuid4().hex[:8]}"
         try:
             file_bytes = graph_file.stat().st_size
             stage("writing the serving arrays")
-            _write_arrays(graph, arrays, path, settings.document_edge_weight, file_sha256(graph_file))
+            _write_arrays(graph, arrays, path, settings.document_edge_weight, file_digest)
             del graph
             stage("publishing")
             files: dict[str, bytes | Path] = {GRAPH_FILE: graph_file}
@@ -159,10 +169,8 @@ def _write_arrays(graph: Any, folder: Path, path: Path, document_edge_weight: fl
     of each parsing the file. Made from the graph the file was written from, record by record as the file
     was (not by parsing the file back, nor by copying the graph into node-link lists: at a million chunks
     either outgrew the machine); a test checks the result equals the parsed file."""
-    view = {"graph": graph.graph,
-            "nodes": _Records(lambda: ({**d, "id": n} for n, d in graph.nodes(data=True)), graph.number_of_nodes()),
-            "edges": _Records(lambda: ({**d, "source": u, "target": v} for u, v, d in graph.edges(data=True)),
-                              graph.number_of_edges())}
+    view = {"graph": graph.graph, "nodes": _Records(lambda: node_records(graph), graph.number_of_nodes()),
+            "edges": _Records(lambda: edge_records(graph), graph.number_of_edges())}
     loaded = from_node_link(view, path=path, signature=(0, 0, 0), document_edge_weight=document_edge_weight)
     save_arrays(loaded, folder, source_sha256=sha256, document_edge_weight=document_edge_weight)
 

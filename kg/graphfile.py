@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import hashlib
 import itertools
 import json
 import os
@@ -174,9 +175,20 @@ def _add_pagerank(g: nx.Graph) -> None:
 _dumps = functools.partial(json.dumps, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def write_graph_file(g: nx.Graph, folder: Path) -> Path:
+def node_records(g: nx.Graph) -> Iterator[dict[str, Any]]:
+    """``nx.node_link_data(g)["nodes"]``, one record at a time."""
+    return ({**d, "id": n} for n, d in g.nodes(data=True))
+
+
+def edge_records(g: nx.Graph) -> Iterator[dict[str, Any]]:
+    """``nx.node_link_data(g, edges="edges")["edges"]``, one record at a time."""
+    return ({**d, "source": u, "target": v} for u, v, d in g.edges(data=True))
+
+
+def write_graph_file(g: nx.Graph, folder: Path) -> tuple[Path, str]:
     """``nx.node_link_data(g)`` as JSON (sorted keys, compact, UTF-8), gzipped with mtime 0, in a new
-    temporary file in ``folder`` (fsynced; the caller renames it into place or removes it).
+    temporary file in ``folder`` (fsynced; the caller renames it into place or removes it), and the
+    file's sha256, taken as it is written so nothing reads the file back for it.
 
     Written node by node and edge by edge: at a million chunks the JSON is gigabytes, and holding it,
     plus node_link_data's copy of the graph, beside the graph was most of a build's peak memory."""
@@ -185,15 +197,20 @@ def write_graph_file(g: nx.Graph, folder: Path) -> Path:
         with os.fdopen(fd, "wb") as raw:
             # zlib's gzip stream (wbits 31) is gzip.compress(..., mtime=0) exactly, fed piece by piece.
             deflate = zlib.compressobj(6, zlib.DEFLATED, 31)
+            digest = hashlib.sha256()
             buffer: list[str] = []
             size = 0
+
+            def emit(data: bytes) -> None:
+                digest.update(data)
+                raw.write(data)
 
             def put(text: str) -> None:
                 nonlocal size
                 buffer.append(text)
                 size += len(text)
                 if size > 1 << 20:
-                    raw.write(deflate.compress("".join(buffer).encode()))
+                    emit(deflate.compress("".join(buffer).encode()))
                     buffer.clear()
                     size = 0
 
@@ -203,17 +220,17 @@ def write_graph_file(g: nx.Graph, folder: Path) -> Path:
 
             # node_link_data's keys in sorted order: directed, edges, graph, multigraph, nodes.
             put(f'{{"directed":{_dumps(g.is_directed())},"edges":[')
-            items({**d, "source": u, "target": v} for u, v, d in g.edges(data=True))
+            items(edge_records(g))
             put(f'],"graph":{_dumps(g.graph)},"multigraph":{_dumps(g.is_multigraph())},"nodes":[')
-            items({**d, "id": n} for n, d in g.nodes(data=True))
+            items(node_records(g))
             put("]}")
-            raw.write(deflate.compress("".join(buffer).encode()) + deflate.flush())
+            emit(deflate.compress("".join(buffer).encode()) + deflate.flush())
             raw.flush()
             os.fsync(raw.fileno())
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return Path(tmp)
+    return Path(tmp), digest.hexdigest()
 
 
 def move_atomic(src: Path, path: Path) -> None:

@@ -310,25 +310,30 @@ def load_arrays(folder: Path, *, path: Path, signature: Signature, source_sha256
     def ints(name: str) -> list[Any]:
         return np.load(folder / f"{name}.npy").tolist()
 
+    def ragged(name: str, values: list[Any]) -> list[tuple[Any, ...]]:
+        """Rows of ``values`` cut at ``name.indptr`` (save_arrays' ``offsets``)."""
+        at = ints(f"{name}.indptr")
+        return [tuple(values[at[i]:at[i + 1]]) for i in range(len(at) - 1)]
+
+    def pairs(name: str) -> zip[tuple[int, int]]:
+        rows = np.load(folder / f"{name}.npy").reshape(-1, 2)
+        return zip(rows[:, 0].tolist(), rows[:, 1].tolist(), strict=True)
+
     def lists(name: str) -> dict[str, tuple[int, ...]]:
-        indptr, values = ints(f"{name}.indptr"), ints(f"{name}.values")
-        return {k: tuple(values[indptr[i]:indptr[i + 1]]) for i, k in enumerate(strings(f"{name}.keys"))}
+        return dict(zip(strings(f"{name}.keys"), ragged(name, ints(f"{name}.values")), strict=True))
 
     m = {name: matrix(name) for name in _MATRICES}
     v = {name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in _VECTORS}
     keys = tuple(strings("keys"))
     aliases = lists("aliases")
-    at, title_aliases = ints("titles.aliases.indptr"), strings("titles.aliases")
-    titles = [TitleDocument(d, t, f, tuple(title_aliases[at[i]:at[i + 1]])) for i, (d, t, f) in enumerate(
-        zip(ints("titles.ids"), strings("titles.title"), strings("titles.full_key"), strict=True))]
-    pairs = np.load(folder / "link_sentences.pairs.npy").reshape(-1, 2)
+    titles = [TitleDocument(d, t, f, a) for d, t, f, a in zip(
+        ints("titles.ids"), strings("titles.title"), strings("titles.full_key"),
+        ragged("titles.aliases", strings("titles.aliases")), strict=True)]
     link_sentences: dict[tuple[int, int], str] = {}
-    for a, b, text in zip(pairs[:, 0].tolist(), pairs[:, 1].tolist(), strings("link_sentences.text"), strict=True):
+    for (a, b), text in zip(pairs("link_sentences.pairs"), strings("link_sentences.text"), strict=True):
         link_sentences[(a, b)] = link_sentences[(b, a)] = text
-    at, members = ints("fuzzy.indptr"), strings("fuzzy.members")
-    fuzzy = {(first, n): tuple(members[at[i]:at[i + 1]])
-             for i, (first, n) in enumerate(zip(strings("fuzzy.first"), ints("fuzzy.length"), strict=True))}
-    doc_index = np.load(folder / "document_index.npy").reshape(-1, 2)
+    fuzzy = dict(zip(zip(strings("fuzzy.first"), ints("fuzzy.length"), strict=True),
+                     ragged("fuzzy", strings("fuzzy.members")), strict=True))
     return LoadedGraph(
         path=path, signature=signature, manifest=meta["manifest"], keys=keys, names=tuple(strings("names")),
         labels=tuple(strings("labels")), index={k: i for i, k in enumerate(keys)}, aliases=aliases,
@@ -338,7 +343,7 @@ def load_arrays(folder: Path, *, path: Path, signature: Signature, source_sha256
         chunk_entities=m["chunk_entities"], chunk_ids=v["chunk_ids"], document_frequency=v["document_frequency"],
         max_name_tokens=int(meta["max_name_tokens"]), home=m["home"], chunk_home=v["chunk_home"],
         titles=TitleIndex.from_parts(titles, lists("title_targets"), strings("title_prefixes")),
-        document_index=dict(zip(doc_index[:, 0].tolist(), doc_index[:, 1].tolist(), strict=True)),
+        document_index=dict(pairs("document_index")),
         alias_df=dict(zip(strings("alias_df.keys"), ints("alias_df.values"), strict=True)),
         link_sentences=link_sentences, stats=meta["stats"],
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+import hashlib
 import json
 import mmap
 import re
@@ -215,10 +216,11 @@ def test_the_graph_file_written_item_by_item_is_the_one_shot_node_link_encoding(
     g.add_edge("doc:7", "zürich", weight=0.123456, relations=[{"label": "titled", "chunks": []}])
     for n in range(3000):  # past the writer's 1 MiB buffer
         g.add_edge("ada lovelace", f"e{n}", weight=n, relations=[{"label": "x" * 400, "chunks": [n]}])
-    written = write_graph_file(g, tmp_path)
+    written, digest = write_graph_file(g, tmp_path)
     one_shot = json.dumps(nx.node_link_data(g, edges="edges"), sort_keys=True, separators=(",", ":"),
                           ensure_ascii=False).encode()
     assert written.read_bytes() == gzip.compress(one_shot, compresslevel=6, mtime=0)
+    assert digest == hashlib.sha256(written.read_bytes()).hexdigest()
     assert written.parent == tmp_path and written.name.endswith(".tmp")
 
 
