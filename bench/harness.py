@@ -596,6 +596,29 @@ def verdict(value: float | None, limit: float, *, higher_is_better: bool = False
     return "met" if ok else "**above target**" if not higher_is_better else "**below target**"
 
 
+def latency_table(q: dict[str, Any]) -> list[str]:
+    """Per-stage p50 / p95 for each client count of a query_latency() result, then its throughput line."""
+    runs = {k: v for k, v in q.items() if k.startswith("clients_")}
+    lines = ["| stage | " + " | ".join(f"{k.split('_')[1]} client(s) p50 / p95 ms" for k in runs) + " |",
+             "|---|" + "---:|" * len(runs)]
+    for stage in STAGES:
+        cells = [f"{run['stages'][stage]['p50_ms']} / {run['stages'][stage]['p95_ms']}"
+                 if stage in run["stages"] else "-" for run in runs.values()]
+        lines.append(f"| {stage} | " + " | ".join(cells) + " |")
+    return [*lines, "", "Throughput: " + "; ".join(
+        f"{k.split('_')[1]} client(s) {v['queries_per_s']} q/s ({v['queries']} queries, "
+        f"{v['queries_with_graph_hits']} with graph hits)" for k, v in runs.items()), ""]
+
+
+def http_summary(h: dict[str, Any]) -> str:
+    """One sentence of an http_throughput() result."""
+    lat = h["latency"]
+    return (f"HTTP `POST /v1/query` (answer false, rerank false), {h['clients']} loopback clients: "
+            f"**{h['requests_per_s']} req/s** ({h['requests']} requests, {h['errors']} errors, "
+            f"p50 {lat.get('p50_ms')} ms, p95 {lat.get('p95_ms')} ms); server RSS ready "
+            f"{h['rss_ready_mb']} MB, **peak {h['rss_peak_mb']} MB**.")
+
+
 def render(results: dict[str, Any]) -> str:
     """The Markdown summary, made only from the JSON (rerun with --render to regenerate it)."""
     m = results["machine"]
@@ -665,19 +688,7 @@ def render(results: dict[str, Any]) -> str:
         if q:
             lines += [f"Query latency (in-process QueryPipeline, dense+bm25+graph, fusion, no rerank, no answer; "
                       f"warm-up {q.get('warm_queries', 0)} other queries, {q['warm_s']} s; "
-                      f"statuses {q['statuses']}):", "",
-                      "| stage | " + " | ".join(f"{k.split('_')[1]} client(s) p50 / p95 ms"
-                                              for k in q if k.startswith("clients_")) + " |",
-                      "|---|" + "---:|" * sum(k.startswith("clients_") for k in q)]
-            runs = [v for k, v in q.items() if k.startswith("clients_")]
-            for stage in STAGES:
-                cells = [f"{run['stages'][stage]['p50_ms']} / {run['stages'][stage]['p95_ms']}"
-                         if stage in run["stages"] else "-" for run in runs]
-                lines.append(f"| {stage} | " + " | ".join(cells) + " |")
-            lines += ["", "Throughput: " + "; ".join(
-                f"{k.split('_')[1]} client(s) {v['queries_per_s']} q/s ({v['queries']} queries, "
-                f"{v['queries_with_graph_hits']} with graph hits)" for k, v in q.items() if k.startswith("clients_")),
-                ""]
+                      f"statuses {q['statuses']}):", "", *latency_table(q)]
             if size == "100000" and "clients_1" in q:
                 st = q["clients_1"]["stages"]
                 for stage, limit in TARGETS_100K.items():
@@ -688,11 +699,7 @@ def render(results: dict[str, Any]) -> str:
                                         verdict(st[stage]["p50_ms"], limit)))
         h = r.get("http")
         if h:
-            lat = h["latency"]
-            lines += [f"HTTP `POST /v1/query` (answer false, rerank false), {h['clients']} loopback clients: "
-                      f"**{h['requests_per_s']} req/s** ({h['requests']} requests, {h['errors']} errors, "
-                      f"p50 {lat.get('p50_ms')} ms, p95 {lat.get('p95_ms')} ms); server RSS ready "
-                      f"{h['rss_ready_mb']} MB, **peak {h['rss_peak_mb']} MB**.", ""]
+            lines += [http_summary(h), ""]
             if size == "100000" or len(results["corpora"]) == 1:
                 targets.append((f"serving RSS at {size}", "<= 2048 MB", f"{h['rss_peak_mb']} MB",
                                 verdict(h["rss_peak_mb"], 2048)))

@@ -318,7 +318,8 @@ def build_corpus(home: Path, docs: Sequence[BaseDoc], chunks: int, fit: dict[str
 
 
 # -- measured steps, each in a child process -----------------------------------------------------------
-def measure_child(args: list[str], *, label: str, cap_mb: float | None = None) -> dict[str, Any]:
+def measure_child(args: list[str], *, label: str, cap_mb: float | None = None,
+                  env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run ``args``; its wall time and the peak RSS of its process tree (sampled every 100 ms).
 
     Above ``cap_mb`` the tree is killed and the result says so: a step that would take the machine's
@@ -327,7 +328,7 @@ def measure_child(args: list[str], *, label: str, cap_mb: float | None = None) -
 
     harness.log(f"{label}: {' '.join(args)}")
     t0 = time.perf_counter()
-    proc = subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, text=True, env=env)
     ps = psutil.Process(proc.pid)
     peak = [0]
     killed = threading.Event()
@@ -520,30 +521,16 @@ def render(results: dict[str, Any]) -> str:
                   f"{b['peak_rss_mb']} MB (a builder process; replicas download and map the result).", ""]
     q = results.get("queries")
     if q:
-        runs = {k: v for k, v in q.items() if k.startswith("clients_")}
         lines += [f"## Query latency (in-process QueryPipeline, dense+bm25+graph, fusion, no rerank, no answer; "
                   f"warm-up {q.get('warm_queries', 0)} other queries)", "",
                   f"Statuses: {q['statuses']}", "",
                   *([f"Before it, {results['prewarm']['what']} ({results['prewarm']['bytes'] / 2**30:.1f} GiB in "
                      f"{results['prewarm']['seconds']} s): a serving database's hot pages, not the cold ones a "
                      "build's memory use leaves.", ""] if results.get("prewarm", {}).get("bytes") else []),
-                  "| stage | " + " | ".join(f"{k.split('_')[1]} client(s) p50 / p95 ms" for k in runs) + " |",
-                  "|---|" + "---:|" * len(runs)]
-        for stage in harness.STAGES:
-            cells = [f"{r['stages'][stage]['p50_ms']} / {r['stages'][stage]['p95_ms']}"
-                     if stage in r["stages"] else "-" for r in runs.values()]
-            lines.append(f"| {stage} | " + " | ".join(cells) + " |")
-        lines += ["", "Throughput: " + "; ".join(
-            f"{k.split('_')[1]} client(s) {v['queries_per_s']} q/s ({v['queries']} queries, "
-            f"{v['queries_with_graph_hits']} with graph hits)" for k, v in runs.items()), ""]
+                  *harness.latency_table(q)]
     h = results.get("http")
     if h:
-        lat = h["latency"]
-        lines += ["## HTTP server", "",
-                  f"`POST /v1/query` (answer false, rerank false), {h['clients']} loopback clients: "
-                  f"{h['requests_per_s']} req/s ({h['requests']} requests, {h['errors']} errors, p50 "
-                  f"{lat.get('p50_ms')} ms, p95 {lat.get('p95_ms')} ms); server RSS ready {h['rss_ready_mb']} MB, "
-                  f"**peak {h['rss_peak_mb']} MB**.", ""]
+        lines += ["## HTTP server", "", harness.http_summary(h), ""]
     return "\n".join(lines) + "\n"
 
 
@@ -643,8 +630,8 @@ def main(argv: list[str] | None = None) -> int:
     me = [sys.executable, str(Path(__file__).resolve())]
     if "bm25" not in args.skip:
         kgrag = str(Path(sys.executable).with_name("kgrag"))
-        os.environ.update(env_for(home))
-        results["bm25_build"] = measure_child([kgrag, "index", "build", "--force"], label="bm25 build")
+        results["bm25_build"] = measure_child([kgrag, "index", "build", "--force"], label="bm25 build",
+                                              env=env_for(home))
     # At this size the graph build may need more memory than the machine has: it is killed at the cap, and the
     # latency and RSS below are then measured without the graph signal (their statuses say so).
     if "graph" not in args.skip:
