@@ -497,13 +497,13 @@ def render(results: dict[str, Any]) -> str:
     g = results.get("graph_build")
     if g and "killed_above_mb" in g:
         lines += ["## Graph build (after extraction)" + (" (carried)" if "carried_from" in g else ""), "",
-                  f"`build_graph` with every chunk already extracted (snapshot from SQL, document layer, NetworkX, "
-                  f"graph file, arrays) passed the {g['killed_above_mb']:g} MB cap {g['wall_s']} s in and was killed "
-                  f"(peak seen {g['peak_rss_mb']} MB): the NetworkX/JSON build does not fit at this size.", ""]
+                  f"`build_graph` with every chunk already extracted (document layer, graph file streamed from "
+                  f"SQL, arrays) passed the {g['killed_above_mb']:g} MB cap {g['wall_s']} s in and was killed "
+                  f"(peak seen {g['peak_rss_mb']} MB): the build does not fit at this size.", ""]
     elif g:
         lines += ["## Graph build (after extraction)", "",
-                  f"`build_graph` with every chunk already extracted: snapshot from SQL, document layer, graph "
-                  f"file, arrays, publish: **{g['seconds']} s**, peak RSS **{g['peak_rss_mb']} MB** "
+                  f"`build_graph` with every chunk already extracted: document layer, graph file streamed from "
+                  f"SQL, arrays, publish: **{g['seconds']} s**, peak RSS **{g['peak_rss_mb']} MB** "
                   f"({g['entities']} entities, {g['edges']} edges, {g['relations']} relations, "
                   f"{g['file_bytes'] / 2**20:.1f} MiB file).", ""]
     if g and g.get("stages"):

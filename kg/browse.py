@@ -117,9 +117,9 @@ def search(graph: LoadedGraph, query: str, limit: int = 20) -> list[EntityView]:
         if q in name:
             found[i] = 0 if name == q else 1 if name.startswith(q) else 2 if word.search(name) else 3
     q_key = entity_key(q)
-    for alias, owners in graph.aliases.items():
-        if q_key and q_key in alias:
-            for i in owners:
+    for alias in graph.aliases if q_key else ():  # keys only: owners are read for the few that match
+        if q_key in alias:
+            for i in graph.aliases[alias]:
                 found.setdefault(i, 4)
     ranked = sorted(found, key=lambda i: (found[i], -d.usefulness[i], graph.names[i]))[: min(limit, MAX_VIEW)]
     return [_entity(graph, i, d) for i in ranked]

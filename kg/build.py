@@ -21,18 +21,8 @@ from typing import Any
 from core.artifacts import GRAPH, ArtifactStore
 from core.settings import ExecutorSettings, GraphSettings
 from kg.documents import document_layer
-from kg.graphfile import (
-    DOCUMENT,
-    FORMAT,
-    GRAPH_FILE,
-    build_networkx,
-    edge_records,
-    move_atomic,
-    node_records,
-    write_graph_file,
-    write_sidecar,
-)
-from kg.index import ARRAYS_PREFIX, from_node_link, install_arrays, save_arrays
+from kg.graphfile import FORMAT, GRAPH_FILE, move_atomic, write_graph, write_sidecar
+from kg.index import ARRAYS_PREFIX, Assembler, install_arrays, save_arrays
 from kg.nlp import model_id
 from kg.parallel import extract_in_order, extract_with_ray, worker_count
 from kg.store import GraphStore
@@ -123,69 +113,41 @@ def build_graph(
         pruned = store.prune_orphans()
         stage("linking documents by title")
         layer = document_layer(store.titles(), store.iter_chunk_texts())
-        stage("assembling the graph")
-        with store.snapshot() as snapshot:  # its rows stream into the graph, never held beside it
-            corpus_version, covered = snapshot.corpus_version, len(snapshot.chunk_documents)
-            manifest = {"format": FORMAT, "corpus_version": corpus_version, "params": params,
-                        "database_id": artifacts.database_id()}
-            graph = build_networkx(snapshot, manifest, layer)
-        relation_count = sum(len(rels) for _, _, rels in graph.edges(data="relations"))
-        counts = {
-            "entities": graph.number_of_nodes(), "edges": graph.number_of_edges(), "relations": relation_count,
-            "documents": sum(1 for _, kind in graph.nodes(data="kind") if kind == DOCUMENT),
-            "document_links": len(layer.links), "chunks": covered,
-        }
-        graph.graph["manifest"]["counts"] = counts
-        del layer
         stage("writing the graph file")
         path.parent.mkdir(parents=True, exist_ok=True)
-        graph_file, file_digest = write_graph_file(graph, path.parent)
+        assembler = Assembler(settings.document_edge_weight)  # the serving arrays, from the same records
+        with store.snapshot() as snapshot:  # its rows stream into the file, never held whole
+            corpus_version = snapshot.corpus_version
+            manifest = {"format": FORMAT, "corpus_version": corpus_version, "params": params,
+                        "database_id": artifacts.database_id()}
+            written = write_graph(snapshot, manifest, layer, path.parent, sink=assembler)
+        del layer
+        counts = written.counts
         arrays = path.parent / f".arrays-{uuid.uuid4().hex[:8]}"
         try:
-            file_bytes = graph_file.stat().st_size
+            file_bytes = written.path.stat().st_size
             stage("writing the serving arrays")
-            _write_arrays(graph, arrays, path, settings.document_edge_weight, file_digest)
-            del graph
+            serving = assembler.finish({**manifest, "counts": counts}, path=path, signature=(0, 0, 0))
+            del assembler
+            save_arrays(serving, arrays, source_sha256=written.sha256,
+                        document_edge_weight=settings.document_edge_weight)
+            del serving
             stage("publishing")
-            files: dict[str, bytes | Path] = {GRAPH_FILE: graph_file}
+            files: dict[str, bytes | Path] = {GRAPH_FILE: written.path}
             files.update({ARRAYS_PREFIX + f.name: f for f in sorted(arrays.iterdir())})
             artifact = artifacts.publish(GRAPH, "", corpus_version, files, {"params": params, "counts": counts})
             if artifact.corpus_version == corpus_version:
                 install_arrays(arrays, path)
-                move_atomic(graph_file, path)
+                move_atomic(written.path, path)
                 write_sidecar(path, artifact.id, artifact.sha256)
         finally:
             shutil.rmtree(arrays, ignore_errors=True)
-            graph_file.unlink(missing_ok=True)
+            written.path.unlink(missing_ok=True)
     return BuildReport(
-        rebuilt=rebuilt, chunks_processed=processed, entities=counts["entities"], relations=relation_count,
-        edges=counts["edges"], chunks_covered=covered, pruned_entities=pruned, corpus_version=corpus_version,
+        rebuilt=rebuilt, chunks_processed=processed, entities=counts["entities"], relations=counts["relations"],
+        edges=counts["edges"], chunks_covered=counts["chunks"], pruned_entities=pruned, corpus_version=corpus_version,
         file_bytes=file_bytes, seconds=time.perf_counter() - t0, path=path,
     )
-
-
-def _write_arrays(graph: Any, folder: Path, path: Path, document_edge_weight: float, sha256: str) -> None:
-    """The serving form of the graph (kg.index.save_arrays), made here once so replicas map arrays instead
-    of each parsing the file. Made from the graph the file was written from, record by record as the file
-    was (not by parsing the file back, nor by copying the graph into node-link lists: at a million chunks
-    either outgrew the machine); a test checks the result equals the parsed file."""
-    view = {"graph": graph.graph, "nodes": _Records(lambda: node_records(graph), graph.number_of_nodes()),
-            "edges": _Records(lambda: edge_records(graph), graph.number_of_edges())}
-    loaded = from_node_link(view, path=path, signature=(0, 0, 0), document_edge_weight=document_edge_weight)
-    save_arrays(loaded, folder, source_sha256=sha256, document_edge_weight=document_edge_weight)
-
-
-class _Records:
-    """Node-link records made afresh on each pass (from_node_link reads nodes and edges a few times)."""
-
-    def __init__(self, make: Callable[[], Iterator[dict[str, Any]]], count: int) -> None:
-        self._make, self._count = make, count
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        return self._make()
-
-    def __len__(self) -> int:
-        return self._count
 
 
 def _batches(pending: list[tuple[int, int]], max_chunks: int) -> Iterator[list[int]]:

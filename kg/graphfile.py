@@ -16,18 +16,20 @@ import json
 import os
 import tempfile
 import zlib
+from array import array
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Protocol
 
 import networkx as nx
 import numpy as np
 
 from kg.canonical import canonical_name, entity_key, most_common
 from kg.documents import DocumentLayer
-from kg.extract import TITLE_LABEL, Mention
+from kg.extract import TITLE_LABEL, Mention, Relation
 from kg.store import GraphSnapshot
 from kg.traversal import global_pagerank
 
@@ -52,81 +54,246 @@ def document_id(node: str) -> int:
     return int(node.removeprefix(DOCUMENT_PREFIX))
 
 
-def build_networkx(snapshot: GraphSnapshot, manifest: dict[str, Any], documents: DocumentLayer | None = None
-                   ) -> nx.Graph:
-    """Entity nodes (name, label, aliases, evidence chunks) and undirected edges holding each relation,
-    plus a node per document (its home chunks, the chunks that mention it) and mention links between them.
+class RecordSink(Protocol):
+    """Told each node-link record as the file is written (kg.index.Assembler makes the serving arrays)."""
+
+    def add_node(self, node: dict[str, Any]) -> None: ...
+
+    def add_edge(self, edge: dict[str, Any]) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenGraph:
+    path: Path
+    """A new fsynced temporary file in the folder asked for: the caller renames it into place or removes it."""
+    sha256: str
+    counts: dict[str, int]
+
+
+def write_graph(snapshot: GraphSnapshot, manifest: dict[str, Any], documents: DocumentLayer, folder: Path,
+                sink: RecordSink | None = None) -> WrittenGraph:
+    """The graph file of a snapshot's rows and the document layer, streamed: rows go into the file as
+    they arrive, and nothing holds the graph whole (at a million chunks, a NetworkX graph of it took
+    10 GB).
+
+    The file is ``nx.node_link_data`` of this graph, byte for byte what NetworkX would write:
+    entity nodes (name, label, aliases, evidence chunks) in key order, then a node per document (its
+    home chunks, the chunks that mention it); an undirected edge per related pair of entities holding
+    each relation, a ``titled`` edge from a document to the entity its title names, and mention links
+    between documents; every node's global PageRank. Edges are listed as NetworkX iterates them:
+    node by node, each edge at its earlier end, in the order it was added. ``sink`` sees every record.
 
     An entity with no mention left is not a node, and a relation's evidence is always a chunk that
-    mentions both ends, so every node and edge can cite a chunk that still exists.
+    mentions both ends, so every node and edge can cite a chunk that still exists. The snapshot must
+    give mentions in key order and relations in pair order (GraphStore.snapshot does, in code point order).
     """
-    g = nx.Graph(manifest=manifest, chunk_documents=[list(p) for p in snapshot.chunk_documents])
-    nodes: dict[str, dict[str, Any]] = {}
-    # Mentions arrive grouped by key (GraphStore.snapshot orders them so): one entity's rows at a time,
-    # so the build never holds per-entity working sets for every entity at once.
-    for key, group in itertools.groupby(snapshot.mentions, key=attrgetter("key")):
-        if key in nodes:
-            raise ValueError(f"mentions of {key!r} are not contiguous: the snapshot must order them by key")
-        nodes[key] = _entity_attrs(key, list(group))
-    for key in sorted(nodes):
-        g.add_node(key, **nodes[key])
-    # One compact tuple per relation row until they are grouped (there are tens of millions at scale).
-    edges: dict[tuple[str, str], list[tuple[str, str, str, int, int]]] = defaultdict(list)
-    for r in snapshot.relations:
-        if r.source not in nodes or r.target not in nodes:
-            continue
-        pair = (r.source, r.target) if r.source < r.target else (r.target, r.source)
-        edges[pair].append((r.relation, r.source, r.target, r.weight, r.chunk_id))
-    del nodes
-    for (a, b), rels in sorted(edges.items()):
-        g.add_edge(a, b, kind=ENTITY, weight=sum(r[3] for r in rels), relations=_group_relations(rels))
-    del edges
-    if documents is not None:
-        _add_documents(g, documents, snapshot.chunk_documents)
-    _add_pagerank(g)
-    return g
+    sink = sink or _NoSink()
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{GRAPH_FILE}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as raw, tempfile.TemporaryFile(dir=folder) as spool:
+            out = _GzipJson(raw)
+            position: dict[str, int] = {}
+            _entity_nodes(snapshot.mentions, position, spool, sink)
+            entities = len(position)
+            titled, links = _document_nodes(documents, snapshot.chunk_documents, position, spool, sink)
+            out.put('{"directed":false,"edges":[')
+            edges = _Edges(out, position, sink)
+            for (a, b), rels in _entity_pairs(snapshot.relations, position, entities):
+                titled.flush_before(a, edges)
+                edges.add(a, b, {"kind": ENTITY, "weight": sum(r[3] for r in rels),
+                                 "relations": _group_relations(rels)})
+            titled.flush_before(None, edges)
+            for _first, _added, u, v, record in sorted(links, key=lambda e: e[:2]):
+                edges.add(u, v, record)
+            counts = {"entities": len(position), "edges": edges.count, "relations": edges.relations,
+                      "documents": len(position) - entities, "document_links": len(documents.links),
+                      "chunks": len(snapshot.chunk_documents)}
+            graph_attrs = {"manifest": {**manifest, "counts": counts},
+                           "chunk_documents": [list(p) for p in snapshot.chunk_documents]}
+            out.put(f'],"graph":{_dumps(graph_attrs)},"multigraph":false,"nodes":[')
+            pagerank = edges.pagerank(len(position))
+            spool.seek(0)
+            for i, line in enumerate(spool):
+                score = _dumps(float(f"{pagerank[i]:.8g}"))
+                out.put(("," if i else "") + line[:-1].decode() + f',"pagerank":{score}}}')
+            out.put("]}")
+            digest = out.close()
+            raw.flush()
+            os.fsync(raw.fileno())
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return WrittenGraph(Path(tmp), digest, counts)
 
 
-def _add_documents(g: nx.Graph, layer: DocumentLayer, chunk_documents: list[tuple[int, int]]) -> None:
-    """Document nodes and their links. A link's weight is its alias's specificity (see kg.documents)."""
+class _NoSink:
+    def add_node(self, node: dict[str, Any]) -> None:
+        pass
+
+    def add_edge(self, edge: dict[str, Any]) -> None:
+        pass
+
+
+class _GzipJson:
+    """Text into a gzip stream piece by piece: zlib's gzip stream (wbits 31) is
+    ``gzip.compress(..., mtime=0)`` exactly. Hashes what it writes, so nothing reads the file back."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self._raw, self._deflate, self._digest = raw, zlib.compressobj(6, zlib.DEFLATED, 31), hashlib.sha256()
+        self._buffer: list[str] = []
+        self._size = 0
+
+    def put(self, text: str) -> None:
+        self._buffer.append(text)
+        self._size += len(text)
+        if self._size > 1 << 20:
+            self._emit(self._deflate.compress("".join(self._buffer).encode()))
+            self._buffer.clear()
+            self._size = 0
+
+    def close(self) -> str:
+        self._emit(self._deflate.compress("".join(self._buffer).encode()) + self._deflate.flush())
+        return self._digest.hexdigest()
+
+    def _emit(self, data: bytes) -> None:
+        self._digest.update(data)
+        self._raw.write(data)
+
+
+def _spool_node(spool: IO[bytes], sink: RecordSink, key: str, attrs: dict[str, Any]) -> None:
+    """The node's record without its PageRank (known only once every edge is in), one line per node:
+    ``pagerank`` sorts after every other key, so it is appended to the line when the nodes are written."""
+    record = {**attrs, "id": key}
+    sink.add_node(record)
+    spool.write(_dumps(record)[:-1].encode() + b"\n")
+
+
+def _entity_nodes(mentions: Iterable[Mention], position: dict[str, int], spool: IO[bytes],
+                  sink: RecordSink) -> None:
+    last = None
+    for key, group in itertools.groupby(mentions, key=attrgetter("key")):
+        if last is not None and key <= last:
+            raise ValueError(f"mention of {key!r} after {last!r}: the snapshot must give mentions in key order")
+        _spool_node(spool, sink, key, _entity_attrs(key, list(group)))
+        position[key] = len(position)
+        last = key
+
+
+class _Titled:
+    """``titled`` edges, each listed at its entity (the earlier node): after that entity's own pairs."""
+
+    def __init__(self) -> None:
+        self._by_entity: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+        self._pending: list[str] | None = None
+
+    def add(self, entity: str, document: str) -> None:
+        self._by_entity[entity].append((document, {"kind": TITLED, "weight": 1, "relations": [
+            {"label": TITLED, "source": document, "target": entity, "weight": 1, "chunks": []}]}))
+
+    def flush_before(self, entity: str | None, edges: _Edges) -> None:
+        """List the titled edges of every entity before ``entity`` (all of them for None)."""
+        if self._pending is None:
+            self._pending = sorted(self._by_entity, reverse=True)
+        while self._pending and (entity is None or self._pending[-1] < entity):
+            owner = self._pending.pop()
+            for document, record in self._by_entity.pop(owner):
+                edges.add(owner, document, record)
+
+
+_Link = tuple[int, int, str, str, dict[str, Any]]
+"""A mention link between documents: (its earlier end's position, when it was added, source, target, attributes)."""
+
+
+def _document_nodes(layer: DocumentLayer, chunk_documents: list[tuple[int, int]], position: dict[str, int],
+                    spool: IO[bytes], sink: RecordSink) -> tuple[_Titled, list[_Link]]:
+    """Document nodes, the titled edges to the entities their titles name, and the mention links between
+    documents (each with its sort key: its earlier end's position, then the order NetworkX added it).
+    A link's weight is its alias's specificity (see kg.documents)."""
+    entities = len(position)
     live = {c for c, _ in chunk_documents}
     home: dict[int, list[int]] = defaultdict(list)
-    for chunk_id, document_id in chunk_documents:
-        home[document_id].append(chunk_id)
+    for chunk_id, doc_id in chunk_documents:
+        home[doc_id].append(chunk_id)
     links = [link for link in layer.links if link.chunk_id in live and link.target in home]
     mentioned_in: dict[int, set[int]] = defaultdict(set)
     for link in links:
         mentioned_in[link.target].add(link.chunk_id)
+    titled = _Titled()
     for doc in layer.titles:
         if doc.document_id not in home:
             continue
-        g.add_node(
-            document_node(doc.document_id), kind=DOCUMENT, name=doc.title, label=DOCUMENT_LABEL,
-            aliases=list(doc.aliases), full_key=doc.full_key,
-            alias_df={a: layer.alias_df.get(a, 0) for a in doc.aliases}, home=sorted(home[doc.document_id]),
-            chunks=[[c, 1] for c in sorted(mentioned_in[doc.document_id])],
-            mentions=len(mentioned_in[doc.document_id]),
-        )
+        key = document_node(doc.document_id)
+        _spool_node(spool, sink, key, {
+            "kind": DOCUMENT, "name": doc.title, "label": DOCUMENT_LABEL, "aliases": list(doc.aliases),
+            "full_key": doc.full_key, "alias_df": {a: layer.alias_df.get(a, 0) for a in doc.aliases},
+            "home": sorted(home[doc.document_id]),
+            "chunks": [[c, 1] for c in sorted(mentioned_in[doc.document_id])],
+            "mentions": len(mentioned_in[doc.document_id]),
+        })
+        position[key] = len(position)
         entity = entity_key(canonical_name(doc.title, strip_disambiguator=True))
-        if entity in g and g.nodes[entity].get("kind") == ENTITY:
-            g.add_edge(document_node(doc.document_id), entity, kind=TITLED, weight=1, relations=[
-                {"label": TITLED, "source": document_node(doc.document_id), "target": entity, "weight": 1,
-                 "chunks": []}])
+        if position.get(entity, entities) < entities:
+            titled.add(entity, key)
     grouped: dict[tuple[int, int], list[Any]] = defaultdict(list)
     for link in links:
         grouped[(link.source_document, link.target)].append(link)
+    del links
     pairs: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for (source, target), group in sorted(grouped.items()):
         a, b = document_node(source), document_node(target)
-        if a not in g or b not in g:
+        if a not in position or b not in position:
             continue
         best = max(group, key=lambda k: (k.weight, -k.chunk_id))
         pairs[(a, b) if a < b else (b, a)].append({
             "label": "mentions", "source": a, "target": b, "weight": round(best.weight, 6),
             "chunks": sorted({k.chunk_id for k in group}), "alias": best.alias, "sentence": best.sentence,
         })
-    for (a, b), rels in sorted(pairs.items()):
-        g.add_edge(a, b, kind=MENTIONS_DOCUMENT, weight=max(r["weight"] for r in rels), relations=rels)
+    ordered = []
+    for added, ((a, b), rels) in enumerate(sorted(pairs.items())):
+        u, v = (a, b) if position[a] < position[b] else (b, a)
+        ordered.append((position[u], added, u, v, {"kind": MENTIONS_DOCUMENT,
+                                                   "weight": max(r["weight"] for r in rels), "relations": rels}))
+    return titled, ordered
+
+
+def _entity_pairs(relations: Iterable[Relation], position: dict[str, int], entities: int
+                  ) -> Iterator[tuple[tuple[str, str], list[tuple[str, str, str, int, int]]]]:
+    """Relation rows grouped by their (lesser, greater) pair of entity nodes, pairs in order."""
+    last = None
+    for pair, rows in itertools.groupby(relations, key=lambda r: (r.source, r.target) if r.source < r.target
+                                        else (r.target, r.source)):
+        if last is not None and pair <= last:
+            raise ValueError(f"relations of {pair} after {last}: the snapshot must give relations in pair order")
+        last = pair
+        if position.get(pair[0], entities) < entities and position.get(pair[1], entities) < entities:
+            yield pair, [(r.relation, r.source, r.target, r.weight, r.chunk_id) for r in rows]
+
+
+class _Edges:
+    """Writes edge records and keeps what PageRank needs of them (numbers in flat arrays)."""
+
+    def __init__(self, out: _GzipJson, position: dict[str, int], sink: RecordSink) -> None:
+        self._out, self._position, self._sink = out, position, sink
+        self._rows, self._cols, self._weights = array("q"), array("q"), array("d")
+        self.count = self.relations = 0
+
+    def add(self, u: str, v: str, attrs: dict[str, Any]) -> None:
+        record = {**attrs, "source": u, "target": v}
+        self._out.put(("," if self.count else "") + _dumps(record))
+        self._sink.add_edge(record)
+        a, b, w = self._position[u], self._position[v], float(attrs["weight"])
+        self._rows.extend((a, b))
+        self._cols.extend((b, a))
+        self._weights.extend((w, w))
+        self.count += 1
+        self.relations += len(attrs["relations"])
+
+    def pagerank(self, nodes: int) -> np.ndarray:
+        """Global importance (sizes nodes in the HTML view, ranks `export --top`)."""
+        if not nodes:
+            return np.zeros(0)
+        rows, cols = np.frombuffer(self._rows, dtype=np.int64), np.frombuffer(self._cols, dtype=np.int64)
+        return global_pagerank(nodes, rows, cols, np.frombuffer(self._weights, dtype=np.float64))
 
 
 def _entity_attrs(key: str, mentions: list[Mention]) -> dict[str, Any]:
@@ -155,82 +322,7 @@ def _group_relations(rels: list[tuple[str, str, str, int, int]]) -> list[dict[st
     return [dict(grouped[k], chunks=sorted(set(grouped[k]["chunks"]))) for k in sorted(grouped)]
 
 
-def _add_pagerank(g: nx.Graph) -> None:
-    """Global importance (sizes nodes in the HTML view, ranks `export --top`); rounded so bytes are stable."""
-    nodes = list(g.nodes)
-    if not nodes:
-        return
-    index = {n: i for i, n in enumerate(nodes)}
-    rows, cols, weights = [], [], []
-    for a, b, w in g.edges(data="weight"):
-        rows += [index[a], index[b]]
-        cols += [index[b], index[a]]
-        weights += [float(w), float(w)]
-    pr = global_pagerank(len(nodes), np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64),
-                         np.array(weights, dtype=np.float64))
-    for n, score in zip(nodes, pr.tolist(), strict=True):
-        g.nodes[n]["pagerank"] = float(f"{score:.8g}")
-
-
 _dumps = functools.partial(json.dumps, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def node_records(g: nx.Graph) -> Iterator[dict[str, Any]]:
-    """``nx.node_link_data(g)["nodes"]``, one record at a time."""
-    return ({**d, "id": n} for n, d in g.nodes(data=True))
-
-
-def edge_records(g: nx.Graph) -> Iterator[dict[str, Any]]:
-    """``nx.node_link_data(g, edges="edges")["edges"]``, one record at a time."""
-    return ({**d, "source": u, "target": v} for u, v, d in g.edges(data=True))
-
-
-def write_graph_file(g: nx.Graph, folder: Path) -> tuple[Path, str]:
-    """``nx.node_link_data(g)`` as JSON (sorted keys, compact, UTF-8), gzipped with mtime 0, in a new
-    temporary file in ``folder`` (fsynced; the caller renames it into place or removes it), and the
-    file's sha256, taken as it is written so nothing reads the file back for it.
-
-    Written node by node and edge by edge: at a million chunks the JSON is gigabytes, and holding it,
-    plus node_link_data's copy of the graph, beside the graph was most of a build's peak memory."""
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{GRAPH_FILE}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as raw:
-            # zlib's gzip stream (wbits 31) is gzip.compress(..., mtime=0) exactly, fed piece by piece.
-            deflate = zlib.compressobj(6, zlib.DEFLATED, 31)
-            digest = hashlib.sha256()
-            buffer: list[str] = []
-            size = 0
-
-            def emit(data: bytes) -> None:
-                digest.update(data)
-                raw.write(data)
-
-            def put(text: str) -> None:
-                nonlocal size
-                buffer.append(text)
-                size += len(text)
-                if size > 1 << 20:
-                    emit(deflate.compress("".join(buffer).encode()))
-                    buffer.clear()
-                    size = 0
-
-            def items(rows: Iterator[dict[str, Any]]) -> None:
-                for i, row in enumerate(rows):
-                    put("," + _dumps(row) if i else _dumps(row))
-
-            # node_link_data's keys in sorted order: directed, edges, graph, multigraph, nodes.
-            put(f'{{"directed":{_dumps(g.is_directed())},"edges":[')
-            items(edge_records(g))
-            put(f'],"graph":{_dumps(g.graph)},"multigraph":{_dumps(g.is_multigraph())},"nodes":[')
-            items(node_records(g))
-            put("]}")
-            emit(deflate.compress("".join(buffer).encode()) + deflate.flush())
-            raw.flush()
-            os.fsync(raw.fileno())
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return Path(tmp), digest.hexdigest()
 
 
 def move_atomic(src: Path, path: Path) -> None:

@@ -15,8 +15,9 @@ import os
 import shutil
 import threading
 import uuid
+from array import array
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,18 @@ import scipy.sparse as sp
 from core.artifacts import ArtifactRefusedError, check_database
 from kg.documents import TitleDocument, TitleIndex
 from kg.graphfile import DOCUMENT, GRAPH_FILE, MENTIONS_DOCUMENT, TITLED, document_id, read_data, write_sidecar
+from kg.tables import (
+    IntLookup,
+    Lookup,
+    SortedStrings,
+    Strings,
+    map_ints,
+    ragged,
+    write_ints,
+    write_ragged,
+    write_sorted_strings,
+    write_strings,
+)
 from kg.traversal import row_normalised
 
 Signature = tuple[int, int, int]
@@ -41,14 +54,15 @@ class LoadedGraph:
     path: Path
     signature: Signature
     manifest: dict[str, Any]
-    keys: tuple[str, ...]
-    names: tuple[str, ...]
-    labels: tuple[str, ...]
-    index: dict[str, int]
-    aliases: dict[str, tuple[int, ...]]
+    keys: Sequence[str]
+    names: Sequence[str]
+    labels: Sequence[str]
+    index: Mapping[str, int]
+    aliases: Mapping[str, tuple[int, ...]]
     """Alias key → the entities it names somewhere in the corpus (a surname may name several)."""
-    fuzzy_buckets: dict[tuple[str, int], tuple[str, ...]]
-    """(first character, length) → names and aliases, so fuzzy matching only compares plausible keys."""
+    fuzzy_buckets: Mapping[str, Sequence[str]]
+    """``fuzzy_bucket(first character, length)`` → names and aliases, so fuzzy matching only compares
+    plausible keys."""
     adjacency: sp.csr_matrix
     transition: sp.csr_matrix
     degree: np.ndarray
@@ -68,11 +82,11 @@ class LoadedGraph:
     chunk_home: np.ndarray
     """Chunk column → its document's node index (-1 when the document has no node)."""
     titles: TitleIndex
-    document_index: dict[int, int]
+    document_index: Mapping[int, int]
     """Document id → node index."""
-    alias_df: dict[str, int]
+    alias_df: Mapping[str, int]
     """Title alias → how many documents write it (question-side specificity)."""
-    link_sentences: dict[tuple[int, int], str]
+    link_sentences: Mapping[tuple[int, int], str]
     """(node, node) → the sentence holding the mention link between two documents (both orders)."""
     stats: dict[str, int] = field(default_factory=dict)
 
@@ -143,81 +157,149 @@ def loaded_view(g: Any, path: Path) -> LoadedGraph:
 
 def from_node_link(data: dict[str, Any], *, path: Path, signature: Signature,
                    document_edge_weight: float = DOCUMENT_EDGE_WEIGHT) -> LoadedGraph:
-    nodes = data["nodes"]
-    keys = tuple(n["id"] for n in nodes)
-    index = {k: i for i, k in enumerate(keys)}
-    aliases: dict[str, set[int]] = defaultdict(set)
-    from kg.canonical import entity_key
+    """The serving graph of a parsed graph file (kg.graphfile's node-link dict)."""
+    assembler = Assembler(document_edge_weight)
+    for node in data["nodes"]:
+        assembler.add_node(node)
+    for edge in data["edges"]:
+        assembler.add_edge(edge)
+    return assembler.finish(data["graph"].get("manifest", {}), path=path, signature=signature)
 
-    for i, n in enumerate(nodes):
-        if n.get("kind") == DOCUMENT:
-            continue  # documents are linked by their title aliases (kg.documents), not entity keys
-        for alias in n.get("aliases", []):
-            ak = entity_key(alias)
-            if ak and ak not in index:
-                aliases[ak].add(i)
-    sorted_aliases = {k: tuple(sorted(v)) for k, v in aliases.items()}
-    rows, cols, weights, label_ids, relation_names = _edges(data["edges"], index, document_edge_weight)
-    n = len(keys)
-    adjacency = sp.csr_matrix((weights, (rows, cols)), shape=(n, n), dtype=np.float64)
-    edge_labels = sp.csr_matrix((label_ids, (rows, cols)), shape=(n, n), dtype=np.int32)
-    transition = row_normalised(n, rows, cols, weights)
 
-    chunk_set = sorted({c for node in nodes for c, _ in node["chunks"]} | {c for node in nodes
-                                                                         for c in node.get("home", ())})
-    column = {c: j for j, c in enumerate(chunk_set)}
-    e_rows = [i for i, node in enumerate(nodes) for _ in node["chunks"]]
-    e_cols = [column[c] for node in nodes for c, _ in node["chunks"]]
-    entity_chunks = sp.csr_matrix((np.ones(len(e_rows)), (e_rows, e_cols)), shape=(n, len(chunk_set)))
-    df = np.asarray(entity_chunks.sum(axis=1)).ravel()
-    h_rows = [i for i, node in enumerate(nodes) for _ in node.get("home", ())]
-    h_cols = [column[c] for node in nodes for c in node.get("home", ())]
-    home = sp.csr_matrix((np.ones(len(h_rows)), (h_rows, h_cols)), shape=(n, len(chunk_set)))
-    chunk_home = np.full(len(chunk_set), -1, dtype=np.int64)
-    chunk_home[np.array(h_cols, dtype=np.int64)] = np.array(h_rows, dtype=np.int64)
-    documents = [(i, node) for i, node in enumerate(nodes) if node.get("kind") == DOCUMENT]
-    document_index = {document_id(node["id"]): i for i, node in documents}
-    titles = TitleIndex(TitleDocument(document_id(node["id"]), node["name"], node["full_key"], tuple(node["aliases"]))
-                        for _, node in documents)
-    alias_df: dict[str, int] = {}
-    for _, node in documents:
-        alias_df.update(node.get("alias_df", {}))
-    link_sentences: dict[tuple[int, int], str] = {}
-    for e in data["edges"]:
-        if e.get("kind") == MENTIONS_DOCUMENT:
-            a, b = index[e["source"]], index[e["target"]]
-            sentence = e["relations"][0].get("sentence", "")
-            link_sentences[(a, b)] = link_sentences[(b, a)] = sentence
-    return LoadedGraph(
-        path=path, signature=signature, manifest=data["graph"].get("manifest", {}), keys=keys,
-        names=tuple(nd.get("name", nd["id"]) for nd in nodes), labels=tuple(nd.get("label", "") for nd in nodes),
-        index=index, aliases=sorted_aliases,
-        fuzzy_buckets=_fuzzy_buckets(keys, aliases), adjacency=adjacency, transition=transition,
-        degree=np.maximum(np.diff(transition.indptr), 1),
-        edge_labels=edge_labels, relation_names=relation_names, entity_chunks=entity_chunks,
-        chunk_entities=entity_chunks.T.tocsr(), chunk_ids=np.array(chunk_set, dtype=np.int64),
-        document_frequency=df, max_name_tokens=max((k.count(" ") + 1 for k in (*keys, *aliases)), default=1),
-        home=home, chunk_home=chunk_home, titles=titles, document_index=document_index, alias_df=alias_df,
-        link_sentences=link_sentences,
-        stats={"entities": n - len(documents), "documents": len(documents), "edges": len(data["edges"]),
-               "chunks": len(chunk_set)},
-    )
+class Assembler:
+    """Makes the serving graph from node-link records fed one at a time: every node, then every edge.
 
+    One path for both of its sources, so they cannot drift apart: a parsed graph file (from_node_link)
+    and the records a build streams as it writes that file (kg.graphfile.write_graph), which never
+    holds the graph whole. What it keeps per record is numbers in flat arrays and the strings serving
+    needs; the matrices are made once, in ``finish``.
+    """
+
+    def __init__(self, document_edge_weight: float = DOCUMENT_EDGE_WEIGHT) -> None:
+        self.document_edge_weight = document_edge_weight
+        self.keys: list[str] = []
+        self.index: dict[str, int] = {}
+        self._names: list[str] = []
+        self._labels: list[str] = []
+        self._entity_aliases: list[tuple[int, list[str]]] = []
+        self._mention_rows, self._mention_chunks = array("q"), array("q")
+        self._home_rows, self._home_chunks = array("q"), array("q")
+        self._documents: list[tuple[int, TitleDocument]] = []
+        self._is_document = bytearray()
+        self._alias_df: dict[str, int] = {}
+        self._rows, self._cols = array("q"), array("q")
+        self._weights, self._edge_labels = array("d"), array("i")
+        self._relation_ids: dict[str, int] = {}
+        self._link_sentences: dict[tuple[int, int], str] = {}
+        self._edges = 0
+
+    def add_node(self, node: dict[str, Any]) -> None:
+        i = len(self.keys)
+        key = node["id"]
+        self.keys.append(key)
+        self.index[key] = i
+        self._names.append(node.get("name", key))
+        self._labels.append(node.get("label", ""))
+        for chunk, _count in node["chunks"]:
+            self._mention_rows.append(i)
+            self._mention_chunks.append(chunk)
+        for chunk in node.get("home", ()):
+            self._home_rows.append(i)
+            self._home_chunks.append(chunk)
+        self._is_document.append(node.get("kind") == DOCUMENT)
+        if node.get("kind") == DOCUMENT:
+            # documents are linked by their title aliases (kg.documents), not entity keys
+            self._documents.append((i, TitleDocument(document_id(key), node["name"], node["full_key"],
+                                                     tuple(node["aliases"]))))
+            self._alias_df.update(node.get("alias_df", {}))
+        elif node.get("aliases"):
+            self._entity_aliases.append((i, node["aliases"]))
+
+    def add_edge(self, edge: dict[str, Any]) -> None:
+        """Both directions of the edge. An entity edge's weight is dampened by log so one chatty document
+        cannot dominate; a document mention link weighs ``document_edge_weight`` × its alias's specificity."""
+        a, b = self.index[edge["source"]], self.index[edge["target"]]
+        rels = edge.get("relations") or [{"label": "co-occurs", "weight": 1}]
+        best = max(rels, key=lambda r: (r["label"] not in ("co-occurs", "mentions"), r["weight"]))["label"]
+        label_id = self._relation_ids.setdefault(best, len(self._relation_ids) + 1)
+        kind = edge.get("kind")
+        if kind == MENTIONS_DOCUMENT:
+            w = self.document_edge_weight * float(edge["weight"])
+            self._link_sentences[(a, b)] = self._link_sentences[(b, a)] = rels[0].get("sentence", "")
+        elif kind == TITLED:
+            w = 1.0
+        else:
+            w = 1.0 + math.log(float(edge.get("weight", 1)))
+        self._rows.extend((a, b))
+        self._cols.extend((b, a))
+        self._weights.extend((w, w))
+        self._edge_labels.extend((label_id, label_id))
+        self._edges += 1
+
+    def finish(self, manifest: dict[str, Any], *, path: Path, signature: Signature) -> LoadedGraph:
+        from kg.canonical import entity_key
+
+        n = len(self.keys)
+        aliases: dict[str, set[int]] = defaultdict(set)
+        for i, names in self._entity_aliases:
+            for alias in names:
+                ak = entity_key(alias)
+                if ak and ak not in self.index:
+                    aliases[ak].add(i)
+        del self._entity_aliases
+        rows, cols = np.frombuffer(self._rows, dtype=np.int64), np.frombuffer(self._cols, dtype=np.int64)
+        weights = np.frombuffer(self._weights, dtype=np.float64)
+        adjacency = sp.csr_matrix((weights, (rows, cols)), shape=(n, n), dtype=np.float64)
+        edge_labels = sp.csr_matrix((np.frombuffer(self._edge_labels, dtype=np.int32), (rows, cols)),
+                                    shape=(n, n), dtype=np.int32)
+        transition = row_normalised(n, rows, cols, weights)
+        del rows, cols, weights
+        self._rows, self._cols, self._weights, self._edge_labels = array("q"), array("q"), array("d"), array("i")
+
+        mention_chunks = np.frombuffer(self._mention_chunks, dtype=np.int64)
+        home_chunks = np.frombuffer(self._home_chunks, dtype=np.int64)
+        chunk_set = np.union1d(mention_chunks, home_chunks)
+        e_rows = np.frombuffer(self._mention_rows, dtype=np.int64)
+        h_rows = np.frombuffer(self._home_rows, dtype=np.int64)
+        e_cols, h_cols = np.searchsorted(chunk_set, mention_chunks), np.searchsorted(chunk_set, home_chunks)
+        entity_chunks = sp.csr_matrix((np.ones(len(e_rows)), (e_rows, e_cols)), shape=(n, len(chunk_set)))
+        home = sp.csr_matrix((np.ones(len(h_rows)), (h_rows, h_cols)), shape=(n, len(chunk_set)))
+        chunk_home = np.full(len(chunk_set), -1, dtype=np.int64)
+        chunk_home[h_cols] = h_rows
+        keys = tuple(self.keys)
+        entity_keys = [k for k, is_document in zip(keys, self._is_document, strict=True) if not is_document]
+        return LoadedGraph(
+            path=path, signature=signature, manifest=manifest, keys=keys, names=tuple(self._names),
+            labels=tuple(self._labels), index=self.index, aliases={k: tuple(sorted(v)) for k, v in aliases.items()},
+            fuzzy_buckets=_fuzzy_buckets(entity_keys, aliases), adjacency=adjacency, transition=transition,
+            degree=np.maximum(np.diff(transition.indptr), 1), edge_labels=edge_labels,
+            relation_names=tuple(sorted(self._relation_ids, key=self._relation_ids.__getitem__)),
+            entity_chunks=entity_chunks, chunk_entities=entity_chunks.T.tocsr(),
+            chunk_ids=chunk_set.astype(np.int64), document_frequency=np.asarray(entity_chunks.sum(axis=1)).ravel(),
+            max_name_tokens=max((k.count(" ") + 1 for k in (*keys, *aliases)), default=1),
+            home=home, chunk_home=chunk_home, titles=TitleIndex(doc for _, doc in self._documents),
+            document_index={doc.document_id: i for i, doc in self._documents}, alias_df=self._alias_df,
+            link_sentences=self._link_sentences,
+            stats={"entities": n - len(self._documents), "documents": len(self._documents), "edges": self._edges,
+                   "chunks": len(chunk_set)},
+        )
 
 # -- the arrays form: what a builder writes so replicas map the graph instead of parsing it -----------
-ARRAYS_FORMAT = "kgrag-graph-arrays/3"
+ARRAYS_FORMAT = "kgrag-graph-arrays/4"
 ARRAYS_PREFIX = "arrays."
 """Artifact file names of the arrays (an artifact's files are flat; they go in ``arrays_folder``)."""
 _MATRICES = ("adjacency", "transition", "edge_labels", "entity_chunks", "chunk_entities", "home")
 _VECTORS = ("chunk_ids", "document_frequency", "chunk_home")
-_SEP = "\x00"
-"""Separates the strings of a string table. Every string comes from Postgres text, which cannot hold NUL."""
+FUZZY_BUCKET_CACHE = 256
+"""Fuzzy buckets kept decoded. Questions keep asking for the same few (common first letters, name-like
+lengths); decoding one of the largest at a million chunks costs milliseconds, keeping all of them
+hundreds of MB."""
 
 
 def save_arrays(graph: LoadedGraph, folder: Path, *, source_sha256: str, document_edge_weight: float) -> None:
-    """Every matrix and vector as .npy (CSR parts), every list of strings as one NUL-separated UTF-8
-    file, and only small things in JSON: loading is np.load with mmap_mode plus ``str.split``, not a
-    JSON parse (at a million chunks the strings alone were half a gigabyte of JSON).
+    """Every matrix and vector as .npy (CSR parts), every string list as a kg.tables table, every mapping
+    as a sorted table of its keys beside its values, and only small things in JSON: a load maps files
+    and makes no Python object per node (kg.tables says why).
 
     ``source_sha256`` names the graph file the arrays were made from; a reader uses them only for that file
     and the same ``document_edge_weight`` (the traversal weights are baked into ``transition``)."""
@@ -229,59 +311,47 @@ def save_arrays(graph: LoadedGraph, folder: Path, *, source_sha256: str, documen
         np.save(folder / f"{name}.indptr.npy", m.indptr)
     for name in _VECTORS:
         np.save(folder / f"{name}.npy", np.asarray(getattr(graph, name)))
-    counts: dict[str, int] = {}
 
-    def strings(name: str, values: list[str]) -> None:
-        counts[name] = len(values)
-        (folder / f"{name}.txt").write_bytes(_SEP.join(values).encode())
+    def lookup(name: str, mapping: Mapping[str, Any]) -> list[Any]:
+        """The keys as a sorted table; returns the values in that order."""
+        ordered = sorted(mapping.items())
+        write_sorted_strings(folder, f"{name}.keys", [k for k, _ in ordered])
+        return [v for _, v in ordered]
 
-    def ints(name: str, values: list[int] | list[list[int]]) -> None:
-        np.save(folder / f"{name}.npy", np.asarray(values, dtype=np.int64))
-
-    def offsets(name: str, rows: list[tuple[Any, ...]]) -> None:
-        ints(f"{name}.indptr", [0, *itertools.accumulate(len(r) for r in rows)])
-
-    def lists(name: str, mapping: dict[str, tuple[int, ...]]) -> None:
-        """str -> tuple of ints, as keys + CSR (offsets, values)."""
-        strings(f"{name}.keys", list(mapping))
-        offsets(name, list(mapping.values()))
-        ints(f"{name}.values", [i for v in mapping.values() for i in v])
-
-    strings("keys", list(graph.keys))
-    strings("names", list(graph.names))
-    strings("labels", list(graph.labels))
-    lists("aliases", graph.aliases)
-    docs = list(graph.titles.documents.values())
-    ints("titles.ids", [d.document_id for d in docs])
-    strings("titles.title", [d.title for d in docs])
-    strings("titles.full_key", [d.full_key for d in docs])
-    offsets("titles.aliases", [d.aliases for d in docs])
-    strings("titles.aliases", [a for d in docs for a in d.aliases])
-    lists("title_targets", graph.titles.targets)
-    strings("title_prefixes", sorted(graph.titles.prefixes))
-    ints("document_index", [[d, i] for d, i in graph.document_index.items()])
-    # The fuzzy buckets in bucket order: a load slices one string table instead of re-bucketing every key.
-    buckets = list(graph.fuzzy_buckets.items())
-    strings("fuzzy.first", [first for (first, _n), _ in buckets])
-    ints("fuzzy.length", [n for (_f, n), _ in buckets])
-    offsets("fuzzy", [members for _, members in buckets])
-    strings("fuzzy.members", [k for _, members in buckets for k in members])
-    strings("alias_df.keys", list(graph.alias_df))
-    ints("alias_df.values", list(graph.alias_df.values()))
-    seen: set[tuple[int, int]] = set()
-    pairs: list[list[int]] = []
-    sentences: list[str] = []
+    write_strings(folder, "keys", graph.keys)
+    write_strings(folder, "names", graph.names)
+    write_strings(folder, "labels", graph.labels)
+    write_ints(folder, "index.values", lookup("index", graph.index))
+    write_ragged(folder, "aliases", lookup("aliases", graph.aliases))
+    write_ints(folder, "alias_df.values", lookup("alias_df", graph.alias_df))
+    buckets = lookup("fuzzy", graph.fuzzy_buckets)
+    write_ints(folder, "fuzzy.indptr", [0, *itertools.accumulate(len(b) for b in buckets)])
+    write_strings(folder, "fuzzy.members", (k for b in buckets for k in b))
+    docs = [graph.titles.documents[d] for d in sorted(graph.titles.documents)]
+    write_ints(folder, "titles.ids", [d.document_id for d in docs])
+    write_strings(folder, "titles.title", (d.title for d in docs))
+    write_strings(folder, "titles.full_key", (d.full_key for d in docs))
+    write_ints(folder, "titles.aliases.indptr", [0, *itertools.accumulate(len(d.aliases) for d in docs)])
+    write_strings(folder, "titles.aliases", (a for d in docs for a in d.aliases))
+    write_ragged(folder, "title_targets", lookup("title_targets", graph.titles.targets))
+    write_sorted_strings(folder, "title_prefixes", sorted(graph.titles.prefixes))  # type: ignore[call-overload]
+    documents = sorted(graph.document_index.items())
+    write_ints(folder, "document_index.ids", [d for d, _ in documents])
+    write_ints(folder, "document_index.values", [i for _, i in documents])
+    # Each link's sentence once; both orders of its node pair find it (code = a * nodes + b, sorted).
+    n, codes, sentences = len(graph.keys), [], []
     for (a, b), text in graph.link_sentences.items():
-        if (b, a) not in seen:
-            seen.add((a, b))
-            pairs.append([a, b])
+        if a <= b:
+            codes += [(a * n + b, len(sentences)), (b * n + a, len(sentences))]
             sentences.append(text)
-    ints("link_sentences.pairs", pairs)
-    strings("link_sentences.text", sentences)
+    codes = sorted(set(codes))
+    write_ints(folder, "link_sentences.codes", [c for c, _ in codes])
+    write_ints(folder, "link_sentences.rows", [r for _, r in codes])
+    write_strings(folder, "link_sentences.text", sentences)
     meta = {
         "format": ARRAYS_FORMAT, "source_sha256": source_sha256, "document_edge_weight": document_edge_weight,
         "manifest": graph.manifest, "relation_names": graph.relation_names,
-        "max_name_tokens": graph.max_name_tokens, "stats": graph.stats, "counts": counts,
+        "max_name_tokens": graph.max_name_tokens, "stats": graph.stats,
         "shapes": {name: list(getattr(graph, name).shape) for name in _MATRICES},
     }
     (folder / "graph.json").write_text(json.dumps(meta, ensure_ascii=False, separators=(",", ":")))
@@ -302,88 +372,81 @@ def load_arrays(folder: Path, *, path: Path, signature: Signature, source_sha256
         parts = [np.load(folder / f"{name}.{p}.npy", mmap_mode="r") for p in ("data", "indices", "indptr")]
         return sp.csr_matrix(tuple(parts), shape=tuple(meta["shapes"][name]), copy=False)
 
-    def strings(name: str) -> list[str]:
-        if not meta["counts"][name]:
-            return []
-        return (folder / f"{name}.txt").read_bytes().decode().split(_SEP)
+    def ints(name: str) -> memoryview:
+        return map_ints(folder, name)
 
-    def ints(name: str) -> list[Any]:
-        return np.load(folder / f"{name}.npy").tolist()
-
-    def ragged(name: str, values: list[Any]) -> list[tuple[Any, ...]]:
-        """Rows of ``values`` cut at ``name.indptr`` (save_arrays' ``offsets``)."""
-        at = ints(f"{name}.indptr")
-        return [tuple(values[at[i]:at[i + 1]]) for i in range(len(at) - 1)]
-
-    def pairs(name: str) -> zip[tuple[int, int]]:
-        rows = np.load(folder / f"{name}.npy").reshape(-1, 2)
-        return zip(rows[:, 0].tolist(), rows[:, 1].tolist(), strict=True)
-
-    def lists(name: str) -> dict[str, tuple[int, ...]]:
-        return dict(zip(strings(f"{name}.keys"), ragged(name, ints(f"{name}.values")), strict=True))
+    def lookup(name: str, value: Callable[[int], Any], cache: int = 0) -> Lookup[Any]:
+        return Lookup(SortedStrings.load(folder, f"{name}.keys"), value, cache=cache)
 
     m = {name: matrix(name) for name in _MATRICES}
     v = {name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in _VECTORS}
-    keys = tuple(strings("keys"))
-    aliases = lists("aliases")
-    titles = [TitleDocument(d, t, f, a) for d, t, f, a in zip(
-        ints("titles.ids"), strings("titles.title"), strings("titles.full_key"),
-        ragged("titles.aliases", strings("titles.aliases")), strict=True)]
-    link_sentences: dict[tuple[int, int], str] = {}
-    for (a, b), text in zip(pairs("link_sentences.pairs"), strings("link_sentences.text"), strict=True):
-        link_sentences[(a, b)] = link_sentences[(b, a)] = text
-    fuzzy = dict(zip(zip(strings("fuzzy.first"), ints("fuzzy.length"), strict=True),
-                     ragged("fuzzy", strings("fuzzy.members")), strict=True))
+    keys = Strings.load(folder, "keys")
+    index_values, df_values, bucket_at = ints("index.values"), ints("alias_df.values"), ints("fuzzy.indptr")
+    members = Strings.load(folder, "fuzzy.members")
+    titles, full_keys = Strings.load(folder, "titles.title"), Strings.load(folder, "titles.full_key")
+    title_ids = np.load(folder / "titles.ids.npy", mmap_mode="r")
+    title_aliases, title_alias_at = Strings.load(folder, "titles.aliases"), ints("titles.aliases.indptr")
+    documents = IntLookup(title_ids, lambda i: TitleDocument(
+        int(title_ids[i]), titles[i], full_keys[i], tuple(title_aliases.run(title_alias_at[i], title_alias_at[i + 1]))))
+    document_nodes = ints("document_index.values")
+    sentences, sentence_rows = Strings.load(folder, "link_sentences.text"), ints("link_sentences.rows")
     return LoadedGraph(
-        path=path, signature=signature, manifest=meta["manifest"], keys=keys, names=tuple(strings("names")),
-        labels=tuple(strings("labels")), index={k: i for i, k in enumerate(keys)}, aliases=aliases,
-        fuzzy_buckets=fuzzy, adjacency=m["adjacency"], transition=m["transition"],
+        path=path, signature=signature, manifest=meta["manifest"], keys=keys, names=Strings.load(folder, "names"),
+        labels=Strings.load(folder, "labels"), index=lookup("index", index_values.__getitem__),
+        aliases=lookup("aliases", ragged(folder, "aliases")),
+        fuzzy_buckets=lookup("fuzzy", lambda i: tuple(members.run(bucket_at[i], bucket_at[i + 1])),
+                             cache=FUZZY_BUCKET_CACHE),
+        adjacency=m["adjacency"], transition=m["transition"],
         degree=np.maximum(np.diff(m["transition"].indptr), 1), edge_labels=m["edge_labels"],
         relation_names=tuple(meta["relation_names"]), entity_chunks=m["entity_chunks"],
         chunk_entities=m["chunk_entities"], chunk_ids=v["chunk_ids"], document_frequency=v["document_frequency"],
         max_name_tokens=int(meta["max_name_tokens"]), home=m["home"], chunk_home=v["chunk_home"],
-        titles=TitleIndex.from_parts(titles, lists("title_targets"), strings("title_prefixes")),
-        document_index=dict(pairs("document_index")),
-        alias_df=dict(zip(strings("alias_df.keys"), ints("alias_df.values"), strict=True)),
-        link_sentences=link_sentences, stats=meta["stats"],
+        titles=TitleIndex.from_parts(documents, lookup("title_targets", ragged(folder, "title_targets")),
+                                     SortedStrings.load(folder, "title_prefixes")),
+        document_index=IntLookup(np.load(folder / "document_index.ids.npy", mmap_mode="r"),
+                                 document_nodes.__getitem__),
+        alias_df=lookup("alias_df", df_values.__getitem__),
+        link_sentences=PairLookup(np.load(folder / "link_sentences.codes.npy", mmap_mode="r"), len(keys),
+                                  lambda i: sentences[sentence_rows[i]]),
+        stats=meta["stats"],
     )
 
 
-def _fuzzy_buckets(keys: tuple[str, ...], aliases: dict[str, Any]) -> dict[tuple[str, int], tuple[str, ...]]:
-    buckets: dict[tuple[str, int], list[str]] = defaultdict(list)
+class PairLookup(IntLookup[str]):
+    """(node, node) → a link's sentence, over sorted codes ``a * nodes + b``."""
+
+    def __init__(self, codes: np.ndarray, nodes: int, value: Callable[[int], str]) -> None:
+        super().__init__(codes, value)
+        self._nodes = nodes
+
+    def __getitem__(self, pair: Any) -> str:  # type: ignore[override]
+        a, b = pair
+        return super().__getitem__(int(a) * self._nodes + int(b))
+
+    def __contains__(self, pair: object) -> bool:
+        try:
+            self[pair]
+        except (KeyError, TypeError, ValueError):
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[Any]:
+        return (divmod(code, self._nodes) for code in super().__iter__())
+
+
+def fuzzy_bucket(first: str, length: int) -> str:
+    """The bucket of keys that start with ``first`` and have ``length`` characters (one character, then
+    digits: unambiguous, and a plain string key for a sorted table)."""
+    return f"{first}{length}"
+
+
+def _fuzzy_buckets(keys: list[str], aliases: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    """Entity keys and aliases by bucket. Document nodes are linked by title (kg.documents), never by a
+    fuzzy match of their "doc:<id>" key (hundreds of thousands of them at a million chunks, all in one bucket)."""
+    buckets: dict[str, list[str]] = defaultdict(list)
     for k in (*keys, *aliases):
-        buckets[(k[0], len(k))].append(k)
+        buckets[fuzzy_bucket(k[0], len(k))].append(k)
     return {k: tuple(v) for k, v in buckets.items()}
-
-
-def _edges(edges: list[dict[str, Any]], index: dict[str, int], document_edge_weight: float
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[str, ...]]:
-    """Both directions of every edge. An entity edge's weight is dampened by log so one chatty document
-    cannot dominate; a document mention link weighs ``document_edge_weight`` × its alias's specificity."""
-    names: dict[str, int] = {}
-    rows: list[int] = []
-    cols: list[int] = []
-    weights: list[float] = []
-    labels: list[int] = []
-    for e in edges:
-        a, b = index[e["source"]], index[e["target"]]
-        rels = e.get("relations") or [{"label": "co-occurs", "weight": 1}]
-        best = max(rels, key=lambda r: (r["label"] not in ("co-occurs", "mentions"), r["weight"]))["label"]
-        label_id = names.setdefault(best, len(names) + 1)
-        kind = e.get("kind")
-        if kind == MENTIONS_DOCUMENT:
-            w = document_edge_weight * float(e["weight"])
-        elif kind == TITLED:
-            w = 1.0
-        else:
-            w = 1.0 + math.log(float(e.get("weight", 1)))
-        rows += [a, b]
-        cols += [b, a]
-        weights += [w, w]
-        labels += [label_id, label_id]
-    relation_names = tuple(sorted(names, key=names.__getitem__))
-    return (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64), np.array(weights, dtype=np.float64),
-            np.array(labels, dtype=np.int32), relation_names)
 
 
 class GraphHolder:

@@ -21,7 +21,7 @@ from rapidfuzz import fuzz, process
 
 from kg.canonical import canonical_name, entity_key
 from kg.documents import specificity, tokens
-from kg.index import LoadedGraph
+from kg.index import LoadedGraph, fuzzy_bucket
 from kg.nlp import LINK_COMPONENTS, disabled_for
 
 _WORD = re.compile(r"[\w&]+(?:['’.\-][\w&]+)*", re.UNICODE)
@@ -141,10 +141,11 @@ class Linker:
         key = entity_key(canonical_name(text))
         if not key:
             return []
-        if key in graph.index:
-            return [_linked(graph, graph.index[key], text, how, 1.0)]
-        if key in graph.aliases:
-            targets = graph.aliases[key]
+        node = graph.index.get(key)
+        if node is not None:
+            return [_linked(graph, node, text, how, 1.0)]
+        targets = graph.aliases.get(key, ())
+        if targets:
             return [_linked(graph, i, text, "alias", 1.0 / len(targets)) for i in targets]
         return self._fuzzy(text, graph) if fuzzy else []
 
@@ -153,17 +154,22 @@ class Linker:
         if len(key) < FUZZY_MIN_CHARS:
             return []
         spread = max(1, int(len(key) * (100 - self.fuzzy_threshold) / 100) + 1)
-        choices = [k for length in range(len(key) - spread, len(key) + spread + 1)
-                   for k in graph.fuzzy_buckets.get((key[0], length), ())]
-        if not choices:
-            return []
-        best = process.extractOne(key, choices, scorer=fuzz.ratio, score_cutoff=self.fuzzy_threshold)
+        best: tuple[str, float] | None = None
+        for length in range(len(key) - spread, len(key) + spread + 1):
+            choices = graph.fuzzy_buckets.get(fuzzy_bucket(key[0], length), ())
+            # Bucket by bucket, not one joined list (tens of thousands of names at a million chunks);
+            # a later bucket must beat the best so far, as the first best of the joined list won.
+            found = process.extractOne(key, choices, scorer=fuzz.ratio,
+                                       score_cutoff=best[1] if best else self.fuzzy_threshold) if choices else None
+            if found is not None and (best is None or found[1] > best[1]):
+                best = (found[0], found[1])
         if best is None:
             return []
         target = best[0]
         quality = best[1] / 100.0
-        if target in graph.index:
-            return [_linked(graph, graph.index[target], text, "fuzzy", quality)]
+        node = graph.index.get(target)
+        if node is not None:
+            return [_linked(graph, node, text, "fuzzy", quality)]
         targets = graph.aliases.get(target, ())
         return [_linked(graph, i, text, "fuzzy", quality / len(targets)) for i in targets]
 

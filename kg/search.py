@@ -101,7 +101,8 @@ def explain(graph: LoadedGraph, linked: list[LinkedEntity], scored: Scored, colu
         best[col] = ranked
     seeds = np.array(sorted({e.index for e in linked}), dtype=np.int64)
     targets = {ents[0] for ents in best.values() if ents}
-    paths = shortest_paths(graph.adjacency, seeds, targets) if seeds.size else {}
+    reached = np.flatnonzero(scored.entity_scores > 0)
+    paths = shortest_paths(graph.adjacency, seeds, targets, within=np.union1d(reached, seeds)) if seeds.size else {}
     out: dict[int, ChunkExplanation] = {}
     for col, ents in best.items():
         chain = paths.get(ents[0], []) if ents else []

@@ -147,9 +147,11 @@ class GraphStore:
     def snapshot(self, *, batch_size: int = 20_000) -> Iterator[GraphSnapshot]:
         """All mentions and relations with the corpus version they belong to (one REPEATABLE READ view).
 
-        Mentions and relations stream from server-side cursors while the block is open, in key order:
-        a million-chunk corpus has tens of millions of rows, and holding them as objects beside the
-        graph made of them doubled a build's peak memory."""
+        Mentions and relations stream from server-side cursors while the block is open: a million-chunk
+        corpus has tens of millions of rows. Mentions come by entity key, relations by their (lesser,
+        greater) pair of keys, both in code point order (COLLATE "C", whatever the database's own
+        collation): the order Python sorts strings in, so kg.graphfile.write_graph can write the graph
+        as the rows arrive."""
         with self.db.connection() as conn:
             conn.isolation_level = _repeatable_read()
             try:
@@ -222,7 +224,7 @@ def _mentions(conn: Any, batch_size: int) -> Iterator[Mention]:
     with conn.cursor(name="kg_snapshot_mentions") as cur:
         cur.itersize = batch_size
         cur.execute("SELECT e.key, m.chunk_id, m.surface, m.label, m.count FROM kg_mentions m"
-                    " JOIN kg_entities e ON e.id = m.entity_id ORDER BY e.key, m.chunk_id, m.surface, m.label")
+                    ' JOIN kg_entities e ON e.id = m.entity_id ORDER BY e.key COLLATE "C"')
         for r in cur:  # interned: a key or label is repeated across rows, and the graph keeps every copy
             yield Mention(key=sys.intern(r[0]), chunk_id=int(r[1]), surface=r[2], label=sys.intern(r[3]),
                           count=int(r[4]))
@@ -233,7 +235,8 @@ def _relations(conn: Any, batch_size: int) -> Iterator[Relation]:
         cur.itersize = batch_size
         cur.execute("SELECT s.key, t.key, r.relation, r.chunk_id, r.weight FROM kg_relations r"
                     " JOIN kg_entities s ON s.id = r.source_id JOIN kg_entities t ON t.id = r.target_id"
-                    " ORDER BY s.key, t.key, r.relation, r.chunk_id")
+                    ' ORDER BY least(s.key COLLATE "C", t.key COLLATE "C"),'
+                    ' greatest(s.key COLLATE "C", t.key COLLATE "C")')
         for r in cur:
             yield Relation(sys.intern(r[0]), sys.intern(r[1]), sys.intern(r[2]), int(r[3]), int(r[4]))
 

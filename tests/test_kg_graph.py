@@ -14,6 +14,7 @@ import hashlib
 import json
 import mmap
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +30,12 @@ from core.types import Filters
 from ingest.loaders import load_text
 from ingest.pipeline import Ingestor
 from kg.build import build_graph
-from kg.documents import TitleIndex
-from kg.graphfile import read_data, read_networkx, write_graph_file
+from kg.documents import DocumentLayer, MentionLink, TitleDocument, TitleIndex
+from kg.extract import Mention, Relation
+from kg.graphfile import read_data, read_networkx, write_graph
 from kg.index import LoadedGraph, arrays_folder, from_node_link, load_graph
-from kg.store import GraphStore
+from kg.store import GraphSnapshot, GraphStore
+from kg.tables import Lookup, Strings
 from retrieval.base import Query, Retriever
 from retrieval.bm25 import BM25Retriever
 from retrieval.dense import DenseRetriever
@@ -173,9 +176,19 @@ def _same_graph(a: LoadedGraph, b: LoadedGraph) -> None:
         elif isinstance(x, np.ndarray):
             assert x.dtype == y.dtype and np.array_equal(x, y), f.name
         elif isinstance(x, TitleIndex):
-            assert (x.documents, x.targets, x.prefixes) == (y.documents, y.targets, y.prefixes)
+            assert _plain(x.documents) == _plain(y.documents) and _plain(x.targets) == _plain(y.targets)
+            assert set(x.prefixes) == set(y.prefixes)  # type: ignore[call-overload]
         else:
-            assert x == y, f.name
+            assert _plain(x) == _plain(y), f.name
+
+
+def _plain(x: Any) -> Any:
+    """Mapped tables (kg.tables) as the dicts and tuples a parse makes, to compare the two exactly."""
+    if isinstance(x, Mapping):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, Sequence) and not isinstance(x, str):
+        return tuple(_plain(v) for v in x)
+    return x
 
 
 def _mapped(array: Any) -> bool:
@@ -194,6 +207,7 @@ def test_replicas_map_the_arrays_a_build_wrote_and_they_equal_the_parsed_file(ru
     weight = runtime.settings.graph.document_edge_weight
     mapped = load_graph(path, document_edge_weight=weight)
     assert _mapped(mapped.transition.data) and _mapped(mapped.chunk_ids), "served from the arrays, not a parse"
+    assert isinstance(mapped.index, Lookup) and isinstance(mapped.names, Strings), "no object per node at load"
     parsed = from_node_link(read_data(path), path=path, signature=mapped.signature, document_edge_weight=weight)
     _same_graph(mapped, parsed)
     assert mapped.stats["documents"] > 0 and mapped.link_sentences and mapped.aliases
@@ -207,21 +221,72 @@ def test_replicas_map_the_arrays_a_build_wrote_and_they_equal_the_parsed_file(ru
     assert not _mapped(load_graph(path, document_edge_weight=weight).transition.data)
 
 
-def test_the_graph_file_written_item_by_item_is_the_one_shot_node_link_encoding(tmp_path: Path) -> None:
-    g = nx.Graph(manifest={"format": "kgrag-graph/2", "counts": {"entities": 3}}, chunk_documents=[[1, 1], [2, 1]])
-    g.add_node("zürich", kind="entity", name="Zürich", aliases=["Zurich"], chunks=[[2, 1], [1, 3]], pagerank=0.25)
-    g.add_node("doc:7", kind="document", name="Ümlaut «quoted»", alias_df={"b": 2, "a": 1}, home=[1, 2])
-    g.add_node("ada lovelace", kind="entity", name="Ada Lovelace", chunks=[[1, 1]], pagerank=1e-07)
-    g.add_edge("zürich", "ada lovelace", weight=3, relations=[{"label": "co-occurs", "chunks": [1]}])
-    g.add_edge("doc:7", "zürich", weight=0.123456, relations=[{"label": "titled", "chunks": []}])
-    for n in range(3000):  # past the writer's 1 MiB buffer
-        g.add_edge("ada lovelace", f"e{n}", weight=n, relations=[{"label": "x" * 400, "chunks": [n]}])
-    written, digest = write_graph_file(g, tmp_path)
+def _writer_rows() -> tuple[list[Mention], list[Relation], DocumentLayer]:
+    """Rows with what the writer must get right: a key outside ASCII, a self-loop, several relations on one
+    pair in both directions, an entity a title names, mention links both ways between documents, and
+    enough of it to pass the writer's 1 MiB buffer; mentions in key order, relations in pair order."""
+    def m(key: str, chunk: int, surface: str, label: str = "ORG", count: int = 1) -> Mention:
+        return Mention(chunk_id=chunk, key=key, surface=surface, label=label, count=count)
+
+    def r(source: str, target: str, label: str, chunk: int, weight: int) -> Relation:
+        return Relation(source=source, target=target, relation=label, chunk_id=chunk, weight=weight)
+
+    mentions = [m("ada lovelace", 1, "Ada Lovelace", "PERSON"), m("ada lovelace", 2, "Lovelace", "PERSON", 2),
+                m("zurich", 2, "Zürich", "GPE"), m("zurich", 1, "Zurich", "GPE", 3), m("øresund", 3, "Øresund")]
+    mentions += [m(f"e{n:04d}", 3 + n % 5, f"E{n:04d} " + "x" * 300) for n in range(3000)]
+    relations = [r("zurich", "ada lovelace", "born in", 1, 2), r("ada lovelace", "zurich", "co-occurs", 1, 1),
+                 r("ada lovelace", "zurich", "co-occurs", 2, 2), r("zurich", "zurich", "co-occurs", 1, 2),
+                 r("ghost", "zurich", "co-occurs", 1, 1), r("øresund", "e0001", "co-occurs", 4, 1)]
+    relations += [r("ada lovelace", f"e{n:04d}", "x" * 200, 3 + n % 5, 1) for n in range(3000)]
+    mentions.sort(key=lambda x: x.key)
+    relations.sort(key=lambda x: tuple(sorted((x.source, x.target))))
+    titles = (TitleDocument(7, "Zürich", "zurich", ("zurich",)),
+              TitleDocument(3, "Øresund Press", "øresund press", ("øresund press",)),
+              TitleDocument(9, "Unread", "unread", ("unread",)))
+    links = (MentionLink(1, 7, 3, "øresund press", 0.5, "Zürich «quoted» Øresund Press."),
+             MentionLink(3, 3, 7, "zurich", 1.0, "Øresund Press in Zürich."),
+             MentionLink(2, 7, 3, "øresund press", 0.25, "again"))
+    return mentions, relations, DocumentLayer(titles, links, {"zurich": 2, "øresund press": 1})
+
+
+def test_the_streamed_graph_file_is_networkx_node_link_encoding_of_its_graph(tmp_path: Path) -> None:
+    mentions, relations, layer = _writer_rows()
+    chunk_documents = [(1, 7), (2, 7)] + [(c, 3) for c in range(3, 8)]
+    snapshot = GraphSnapshot(5, iter(mentions), iter(relations), chunk_documents)
+    written = write_graph(snapshot, {"format": "kgrag-graph/2"}, layer, tmp_path)
+    data = written.path.read_bytes()
+    assert hashlib.sha256(data).hexdigest() == written.sha256
+    assert written.path.parent == tmp_path and written.path.name.endswith(".tmp")
+    assert not list(tmp_path.glob("tmp*")), "the node spool is gone"
+    g = nx.node_link_graph(json.loads(gzip.decompress(data)), edges="edges")
+    # What NetworkX writes for the graph it reads back (its iteration order, its keys) is this very file.
     one_shot = json.dumps(nx.node_link_data(g, edges="edges"), sort_keys=True, separators=(",", ":"),
                           ensure_ascii=False).encode()
-    assert written.read_bytes() == gzip.compress(one_shot, compresslevel=6, mtime=0)
-    assert digest == hashlib.sha256(written.read_bytes()).hexdigest()
-    assert written.parent == tmp_path and written.name.endswith(".tmp")
+    assert data == gzip.compress(one_shot, compresslevel=6, mtime=0)
+    entities = [n for n, kind in g.nodes(data="kind") if kind == "entity"]
+    assert entities == sorted(entities) and entities[-1] == "øresund" and "ghost" not in g
+    assert g.has_edge("zurich", "zurich") and g.has_edge("øresund", "e0001")
+    pair = g.edges["ada lovelace", "zurich"]
+    assert pair["weight"] == 5 and [(r["label"], r["source"], r["chunks"]) for r in pair["relations"]] == [
+        ("born in", "zurich", [1]), ("co-occurs", "ada lovelace", [1, 2])]
+    assert g.edges["doc:7", "zurich"]["kind"] == "titled" and "doc:9" not in g  # no chunk of its own
+    link = g.edges["doc:3", "doc:7"]
+    assert link["kind"] == "mentions-document" and len(link["relations"]) == 2 and link["weight"] == 1.0
+    assert written.counts == {"entities": len(g), "edges": g.number_of_edges(), "documents": 2, "chunks": 7,
+                              "document_links": 3, "relations": sum(len(r) for *_, r in g.edges(data="relations"))}
+    assert g.graph["manifest"]["counts"] == written.counts
+    assert abs(sum(p for _, p in g.nodes(data="pagerank")) - 1.0) < 1e-6
+
+
+def test_the_writer_refuses_rows_out_of_order_and_leaves_no_file(tmp_path: Path) -> None:
+    mentions, relations, layer = _writer_rows()
+    shuffled = GraphSnapshot(1, iter(mentions[::-1]), iter(relations), [(1, 7)])
+    with pytest.raises(ValueError, match="key order"):
+        write_graph(shuffled, {}, layer, tmp_path)
+    unpaired = GraphSnapshot(1, iter(mentions), iter(relations[::-1]), [(1, 7)])
+    with pytest.raises(ValueError, match="pair order"):
+        write_graph(unpaired, {}, layer, tmp_path)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_rebuild_is_byte_identical_and_incremental_processes_only_new_chunks(runtime: Runtime, nlp: Any) -> None:
@@ -285,7 +350,7 @@ import kg.build
 from core.runtime import Runtime
 from core.settings import DatabaseSettings, GraphSettings, Settings
 from kg.nlp import load_spacy
-from kg.store import GraphStore
+from kg.store import GraphSnapshot, GraphStore
 
 kg.build.DOCUMENTS_BATCH_CHUNKS = 1
 settings = Settings(_env_file=None, home=sys.argv[1], database=DatabaseSettings(url=sys.argv[2]),
@@ -388,6 +453,6 @@ def test_a_build_with_two_spacy_processes_writes_the_same_file(runtime: Runtime,
     assert runtime.settings.graph_path.read_bytes() == single
     # The steps after extraction are announced in order, each once, and only after every batch.
     assert [name for name, _ in stages] == [
-        "pruning orphan entities", "linking documents by title", "assembling the graph",
-        "writing the graph file", "writing the serving arrays", "publishing"]
+        "pruning orphan entities", "linking documents by title", "writing the graph file",
+        "writing the serving arrays", "publishing"]
     assert {done for _, done in stages} == {len(batches)}
