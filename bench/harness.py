@@ -413,9 +413,9 @@ def summarise(samples: dict[str, list[float]]) -> dict[str, dict[str, float]]:
             for k, v in samples.items() if v}
 
 
-def query_latency(home: Path, qs: Sequence[str], clients: Sequence[int], warm: Sequence[str] = ()
-                  ) -> dict[str, Any]:
-    """In-process QueryPipeline (three signals, fusion, no rerank, no answer): stage timings per query.
+def query_latency(home: Path, qs: Sequence[str], clients: Sequence[int], warm: Sequence[str] = (),
+                  signals: Sequence[str] = ("dense", "bm25", "graph")) -> dict[str, Any]:
+    """In-process QueryPipeline (the signals, fusion, no rerank, no answer): stage timings per query.
 
     ``warm`` (questions outside ``qs``) run first: a freshly started Postgres reads HNSW and heap pages
     from disk, which is start-up cost, not steady-state latency."""
@@ -424,7 +424,7 @@ def query_latency(home: Path, qs: Sequence[str], clients: Sequence[int], warm: S
 
     out: dict[str, Any] = {}
     with Runtime(settings_for(home)) as rt, \
-            build_pipeline(rt, signals=("dense", "bm25", "graph"), builder=True) as pipe:
+            build_pipeline(rt, signals=tuple(signals), builder=True) as pipe:
         t0 = time.perf_counter()
         pipe.warm()
         warm_r = pipe.run("warm up the index and models", rerank=False)

@@ -528,6 +528,18 @@ def render(results: dict[str, Any]) -> str:
                      f"{results['prewarm']['seconds']} s): a serving database's hot pages, not the cold ones a "
                      "build's memory use leaves.", ""] if results.get("prewarm", {}).get("bytes") else []),
                   *harness.latency_table(q)]
+    alone = results.get("alone")
+    if alone and q:
+        together = q["clients_1"]["stages"]
+        lines += [f"Each signal alone (its own pipeline, 1 client, the first {ALONE_QUERIES} of the same questions), "
+                  "against the same stage with all three running in parallel:", "",
+                  "| signal | alone: stage p50 ms | alone: total p50 ms | with the other two: stage p50 ms |",
+                  "|---|---:|---:|---:|"]
+        for signal, run in alone.items():
+            st = run["clients_1"]["stages"]
+            lines.append(f"| {signal} | {st[signal]['p50_ms']} | {st['total']['p50_ms']} | "
+                         f"{together.get(signal, {}).get('p50_ms', '-')} |")
+        lines.append("")
     h = results.get("http")
     if h:
         lines += ["## HTTP server", "", harness.http_summary(h), ""]
@@ -569,6 +581,10 @@ def write_outputs(results: dict[str, Any], out: Path, report: bool) -> None:
     if report:
         (REPO / "bench" / "REPORT-1M.json").write_text(json.dumps(results, indent=2) + "\n")
         (REPO / "bench" / "REPORT-1M.md").write_text(render(results))
+
+
+ALONE_QUERIES = 100
+"""Questions per single-signal latency run."""
 
 
 # -- main --------------------------------------------------------------------------------------------
@@ -654,6 +670,10 @@ def main(argv: list[str] | None = None) -> int:
         harness.queries(args.queries + harness.WARM_QUERIES))
     if "queries" not in args.skip:
         results["queries"] = harness.query_latency(home, qs, args.clients, warm)
+        # Each signal on its own, on the same questions: what a query costs each stage without the other two
+        # beside it in the process (the three run in parallel threads on this machine's two cores).
+        results["alone"] = {signal: harness.query_latency(home, qs[:ALONE_QUERIES], [1], warm, signals=(signal,))
+                            for signal in ("dense", "bm25", "graph")}
     if "http" not in args.skip:
         results["http"] = harness.http_throughput(home, qs, clients=8, seconds=args.http_seconds, max_requests=5000)
     results["load_average_end"] = [round(x, 2) for x in os.getloadavg()]

@@ -19,6 +19,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 _TOKEN = re.compile(r"[\w&]+(?:['’.\-][\w&]+)*", re.UNICODE)
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
@@ -30,8 +31,9 @@ MAX_ALIAS_TOKENS = 12
 MAX_SENTENCE_CHARS = 240
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
+    """A tuple, not a dataclass: a million-chunk build makes hundreds of millions of them."""
+
     key: str
     start: int
     end: int
@@ -78,6 +80,9 @@ def document_layer(titles: Iterable[tuple[int, str]], chunks: Iterable[tuple[int
 
 def tokens(text: str) -> list[Token]:
     """Folded word tokens with their character spans; a trailing possessive is not part of a name."""
+    if text.isascii():  # most text: fold is lower(), once for the whole text, and a token cannot end in "'"
+        return [Token(w[:-2] if w.endswith("'s") else w, m.start(), m.end())
+                for m in _TOKEN.finditer(text.lower()) for w in (m.group(),)]
     out: list[Token] = []
     for m in _TOKEN.finditer(text):
         word = fold(m.group())

@@ -290,7 +290,7 @@ ARRAYS_PREFIX = "arrays."
 """Artifact file names of the arrays (an artifact's files are flat; they go in ``arrays_folder``)."""
 _MATRICES = ("adjacency", "transition", "edge_labels", "entity_chunks", "chunk_entities", "home")
 _VECTORS = ("chunk_ids", "document_frequency", "chunk_home")
-FUZZY_BUCKET_CACHE = 256
+FUZZY_BUCKET_CACHE = 2048
 """Fuzzy buckets kept decoded. Questions keep asking for the same few (common first letters, name-like
 lengths); decoding one of the largest at a million chunks costs milliseconds, keeping all of them
 hundreds of MB."""
