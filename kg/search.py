@@ -29,6 +29,9 @@ class Scored:
     entity_scores: np.ndarray
     chunk_columns: np.ndarray
     chunk_scores: np.ndarray
+    support: np.ndarray
+    """The entities with relevance, sorted (what a query reached: explanations search only these, and
+    nothing scans all of ``entity_scores`` for them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +67,7 @@ def score(graph: LoadedGraph, linked: list[LinkedEntity], *, traversal: Traversa
     seeds, seed_ids = seed_vector(graph, linked)
     if not seed_ids.size:
         empty = np.zeros(0)
-        return Scored(seeds, empty.astype(np.int64), empty)
+        return Scored(seeds, empty.astype(np.int64), empty, empty.astype(np.int64))
     if traversal == "ppr":
         entity_scores, reached = ppr_push(graph.transition, seeds, damping=damping, degree=graph.degree,
                                            seed_ids=seed_ids)
@@ -81,7 +84,7 @@ def score(graph: LoadedGraph, linked: list[LinkedEntity], *, traversal: Traversa
         nonzero = nonzero[part]
     order = np.lexsort((graph.chunk_ids[nonzero], -chunk_scores[nonzero]))
     columns = nonzero[order]
-    return Scored(entity_scores, columns, chunk_scores[columns])
+    return Scored(entity_scores, columns, chunk_scores[columns], np.sort(support))
 
 
 def explain(graph: LoadedGraph, linked: list[LinkedEntity], scored: Scored, columns: list[int],
@@ -101,8 +104,8 @@ def explain(graph: LoadedGraph, linked: list[LinkedEntity], scored: Scored, colu
         best[col] = ranked
     seeds = np.array(sorted({e.index for e in linked}), dtype=np.int64)
     targets = {ents[0] for ents in best.values() if ents}
-    reached = np.flatnonzero(scored.entity_scores > 0)
-    paths = shortest_paths(graph.adjacency, seeds, targets, within=np.union1d(reached, seeds)) if seeds.size else {}
+    within = np.union1d(scored.support, seeds)
+    paths = shortest_paths(graph.adjacency, seeds, targets, within=within) if seeds.size else {}
     out: dict[int, ChunkExplanation] = {}
     for col, ents in best.items():
         chain = paths.get(ents[0], []) if ents else []
