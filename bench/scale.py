@@ -516,7 +516,7 @@ def render(results: dict[str, Any]) -> str:
                   ""]
     ld = results.get("graph_load")
     if ld:
-        lines += ["## Graph load into a replica", "",
+        lines += ["## Graph load into a replica" + (" (carried)" if "carried_from" in ld else ""), "",
                   f"A fresh process loads the published graph: **{ld['seconds']} s** (arrays mapped: "
                   f"{ld['mapped']}), {ld['rss_added_mb']} MB added to its RSS.", ""]
     if b:
@@ -665,8 +665,8 @@ def main(argv: list[str] | None = None) -> int:
         step_names = {"bm25": ("bm25_build",), "graph": ("graph_build",), "load": ("graph_load",)}
         for skipped in args.skip:
             for name in step_names.get(skipped, ()):
-                if name in earlier:
-                    results[name] = {**earlier[name], "carried_from": {
+                if name in earlier:  # a step carried twice still names the run that measured it
+                    results[name] = {**earlier[name], "carried_from": earlier[name].get("carried_from") or {
                         k: earlier.get(k) for k in ("started", "commit", "command")}}
     if "queries" not in args.skip or "http" not in args.skip:
         results["prewarm"] = prewarm(home)
