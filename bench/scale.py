@@ -505,7 +505,7 @@ def render(results: dict[str, Any]) -> str:
                   f"SQL, arrays) passed the {g['killed_above_mb']:g} MB cap {g['wall_s']} s in and was killed "
                   f"(peak seen {g['peak_rss_mb']} MB): the build does not fit at this size.", ""]
     elif g:
-        lines += ["## Graph build (after extraction)", "",
+        lines += ["## Graph build (after extraction)" + (" (carried)" if "carried_from" in g else ""), "",
                   f"`build_graph` with every chunk already extracted: document layer, graph file streamed from "
                   f"SQL, arrays, publish: **{g['seconds']} s**, peak RSS **{g['peak_rss_mb']} MB** "
                   f"({g['entities']} entities, {g['edges']} edges, {g['relations']} relations, "
