@@ -30,8 +30,8 @@ class Scored:
     chunk_columns: np.ndarray
     chunk_scores: np.ndarray
     support: np.ndarray
-    """The entities with relevance, sorted (what a query reached: explanations search only these, and
-    nothing scans all of ``entity_scores`` for them)."""
+    """The entities with relevance (what a query reached: explanations search only these, and nothing
+    scans all of ``entity_scores`` for them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +84,7 @@ def score(graph: LoadedGraph, linked: list[LinkedEntity], *, traversal: Traversa
         nonzero = nonzero[part]
     order = np.lexsort((graph.chunk_ids[nonzero], -chunk_scores[nonzero]))
     columns = nonzero[order]
-    return Scored(entity_scores, columns, chunk_scores[columns], np.sort(support))
+    return Scored(entity_scores, columns, chunk_scores[columns], support)
 
 
 def explain(graph: LoadedGraph, linked: list[LinkedEntity], scored: Scored, columns: list[int],
@@ -104,8 +104,8 @@ def explain(graph: LoadedGraph, linked: list[LinkedEntity], scored: Scored, colu
         best[col] = ranked
     seeds = np.array(sorted({e.index for e in linked}), dtype=np.int64)
     targets = {ents[0] for ents in best.values() if ents}
-    within = np.union1d(scored.support, seeds)
-    paths = shortest_paths(graph.adjacency, seeds, targets, within=within) if seeds.size else {}
+    paths = (shortest_paths(graph.adjacency, seeds, targets, within=np.concatenate((scored.support, seeds)))
+             if seeds.size else {})
     out: dict[int, ChunkExplanation] = {}
     for col, ents in best.items():
         chain = paths.get(ents[0], []) if ents else []

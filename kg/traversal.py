@@ -155,7 +155,7 @@ def shortest_paths(adjacency: sp.csr_matrix, seeds: np.ndarray, targets: set[int
     """The entity chain from the nearest seed to each target (breadth-first, stopping once all are found).
 
     Explains a hit: "question → Harlow Biotech → Miriam Okafor → this chunk". ``within`` (the nodes
-    relevance reached, sorted) keeps the search to them: the chain then shows the way relevance took, and
+    relevance reached) keeps the search to them: the chain then shows the way relevance took, and
     a search never floods out through hubs (at a million chunks four unbounded hops from a hub scanned
     most of the graph's edges, 60 ms a query).
     """
@@ -166,7 +166,7 @@ def shortest_paths(adjacency: sp.csr_matrix, seeds: np.ndarray, targets: set[int
     while remaining and frontier.size and depth < max_depth:
         owners, nbrs = _expand(adjacency, frontier)
         if within is not None:
-            keep = _members(within, nbrs)
+            keep = np.isin(nbrs, within, kind="sort")  # "table" would allocate by the ids' range
             owners, nbrs = owners[keep], nbrs[keep]
         nbrs, first = np.unique(nbrs, return_index=True)
         fresh = [(n, o) for n, o in zip(nbrs.tolist(), owners[first].tolist(), strict=True) if n not in parent]
@@ -183,11 +183,3 @@ def shortest_paths(adjacency: sp.csr_matrix, seeds: np.ndarray, targets: set[int
             chain.append(parent[chain[-1]])
         paths[t] = chain[::-1]
     return paths
-
-
-def _members(sorted_ids: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Which ``values`` occur in ``sorted_ids`` (a mask), by binary search: no array the size of the graph."""
-    if not sorted_ids.size:
-        return np.zeros(values.shape, dtype=bool)
-    at = np.minimum(np.searchsorted(sorted_ids, values), sorted_ids.size - 1)
-    return sorted_ids[at] == values
