@@ -15,6 +15,12 @@ from typing import Any
 
 import pytest
 import schemathesis
+
+# from_asgi imports this lazily, and pytest rewrites a plugin's modules with ast as they are imported.
+# CPython 3.11.7's ast keeps one recursion counter for all threads, so a rewrite while another thread
+# uses ast failed once in CI ("AST constructor recursion depth mismatch"): import it here, at collection,
+# before any test has started a thread.
+import schemathesis.specs.openapi.schemas
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
