@@ -6,16 +6,20 @@ model derived from them (docs/scaling.md's generated block).
 
 For each home it measures, from PostgreSQL's own size functions and the files on disk: the chunks
 heap, its TOAST, the HNSW index, the graph evidence tables (entities, mentions, relations, processed
-marks, with their indexes), the published artifacts, the BM25 index folder and the graph file. The
+marks, with their indexes), the published artifacts, the BM25 index folder, the graph file and the
+graph's serving arrays. Each home is stamped with the commit, its config and the corpus version its
+published graph was built from, so the block names what it was measured on. The
 10M figures multiply the largest per-chunk measurement by 10M; the halfvec and binary-quantised
 HNSW figures are derived from the float32 one by replacing the 4-byte components (stated in the
 table). Throughputs come from bench/REPORT.json (the harness's measurements on this machine).
-Output: bench/out/capacity.json.
+Output: bench/CAPACITY.json (committed; tests/test_bench_report.py checks docs/scaling.md's block
+is rendered from it: `python bench/capacity.py --render bench/CAPACITY.json --update docs/scaling.md`).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import sys
@@ -30,6 +34,8 @@ sys.path.insert(0, str(REPO))
 
 from core.db import Database  # noqa: E402
 from core.settings import Settings  # noqa: E402
+from eval.runner import git_commit  # noqa: E402
+from kg.index import arrays_folder  # noqa: E402
 
 BEGIN, END = "<!-- capacity:begin -->", "<!-- capacity:end -->"
 TARGET_CHUNKS = 10_000_000
@@ -43,7 +49,9 @@ SELECT (SELECT count(*) FROM chunks),
        pg_total_relation_size('kg_entities') + pg_total_relation_size('kg_mentions')
          + pg_total_relation_size('kg_relations') + pg_total_relation_size('kg_processed_chunks'),
        pg_total_relation_size('kgrag_artifact_parts'),
-       (SELECT value FROM kgrag_meta WHERE key = 'embedding_dim')
+       (SELECT value FROM kgrag_meta WHERE key = 'embedding_dim'),
+       (SELECT a.corpus_version FROM kgrag_artifact_current c JOIN kgrag_artifacts a ON a.id = c.artifact_id
+         WHERE c.kind = 'graph')
 """
 
 
@@ -62,10 +70,13 @@ def measure(home: Path) -> dict[str, Any]:
     chunks = int(row[0])
     bm25 = _folder_bytes(settings.index_dir / "bm25")
     graph = settings.graph_path.stat().st_size if settings.graph_path.exists() else 0
+    if not graph or row[7] is None:
+        raise SystemExit(f"{home}: no published graph to measure: run `kgrag graph build` there first")
     sizes = {"chunks_heap": int(row[1]), "chunks_toast": int(row[2]), "hnsw_float32": int(row[3]),
              "graph_evidence_tables": int(row[4]), "published_artifacts": int(row[5]), "bm25_folder": bm25,
-             "graph_file": graph}
-    return {"home": str(home), "chunks": chunks, "embedding_dim": int(row[6]), "bytes": sizes,
+             "graph_file": graph, "graph_arrays": _folder_bytes(arrays_folder(settings.graph_path))}
+    return {"home": str(home), "chunks": chunks, "embedding_dim": int(row[6]), "graph_corpus_version": int(row[7]),
+            "config_hash": settings.config_hash(), "config": settings.fingerprint_config(), "bytes": sizes,
             "bytes_per_chunk": {k: round(v / max(chunks, 1), 1) for k, v in sizes.items()}}
 
 
@@ -81,6 +92,7 @@ def model(measured: list[dict[str, Any]]) -> dict[str, Any]:
     ner_per_core = big["graph"]["chunks_per_s"] / report["machine"]["cores"]
     embed_per_s = report.get("ingest_slice", {}).get("chunks_per_s_by_stage", {}).get("embed")
     return {
+        "created_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"), "git": git_commit(REPO),
         "target_chunks": TARGET_CHUNKS, "embedding_dim": dim, "bytes_per_chunk": per,
         "gib_at_target": {k: round(v * TARGET_CHUNKS / GIB, 1) for k, v in per.items()},
         "ner_chunks_per_core_s": round(ner_per_core, 1),
@@ -101,12 +113,17 @@ def markdown(measured: list[dict[str, Any]], m: dict[str, Any]) -> str:
         (f"HNSW index, halfvec (derived: −2 bytes × {m['embedding_dim']} dims)", "hnsw_halfvec"),
         (f"HNSW index, binary quantised (derived: {m['embedding_dim']} dims at 1 bit)", "hnsw_binary"),
         ("graph evidence rows (entities, mentions, relations, marks; with indexes)", "graph_evidence_tables"),
-        ("published artifacts in Postgres (BM25 + graph)", "published_artifacts"),
+        ("published artifacts in Postgres (BM25 index; graph file and serving arrays)", "published_artifacts"),
         ("BM25 index on a replica's disk (memory-mapped)", "bm25_folder"),
-        ("graph file on a replica's disk (gzip JSON)", "graph_file"),
+        ("graph file on a replica's disk (gzip JSON; read only by export and older replicas)", "graph_file"),
+        ("graph serving arrays on a replica's disk (memory-mapped CSR and string tables)", "graph_arrays"),
     ]
-    homes = ", ".join(f"{Path(x['home']).name} ({x['chunks']:,} chunks)" for x in measured)
-    lines = [f"Measured on {homes} by `python bench/capacity.py`; 10M = the larger per-chunk figure × 10M.", "",
+    homes = ", ".join(f"{Path(x['home']).name} ({x['chunks']:,} chunks, graph of corpus version "
+                      f"{x['graph_corpus_version']}, config {x['config_hash']})" for x in measured)
+    git = m["git"]
+    at = f"commit {git['commit'][:7]}{' (uncommitted changes)' if git['dirty'] else ''}" if git["commit"] else "?"
+    lines = [f"Measured on {homes} at {at}, {m['created_at']}, by `python bench/capacity.py`; "
+             "10M = the larger per-chunk figure × 10M.", "",
              "| what | bytes per chunk | at 10M chunks |", "|---|---:|---:|"]
     for label, key in rows:
         lines.append(f"| {label} | {m['bytes_per_chunk'][key]:,.0f} | {m['gib_at_target'][key]:,.1f} GiB |")
@@ -123,20 +140,41 @@ def markdown(measured: list[dict[str, Any]], m: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--home", type=Path, action="append", required=True, help="A data home to measure.")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--home", type=Path, action="append", help="A data home to measure (repeat for several).")
+    source.add_argument("--render", type=Path, metavar="JSON", help="Render a saved measurement; measure nothing.")
     parser.add_argument("--update", type=Path, help="Rewrite the block between the capacity markers in this file.")
-    parser.add_argument("--out", type=Path, default=REPO / "bench" / "out" / "capacity.json")
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "CAPACITY.json")
     args = parser.parse_args()
-    measured = [measure(h) for h in args.home]
-    m = model(measured)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"measured": measured, "model": m}, indent=2) + "\n")
+    if args.render:
+        saved = json.loads(args.render.read_text())
+        measured, m = saved["measured"], saved["model"]
+    else:
+        measured = [measure(h) for h in args.home]
+        m = model(measured)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({"measured": measured, "model": m}, indent=2) + "\n")
     block = markdown(measured, m)
     print(block)
     if args.update:
-        text = args.update.read_text()
-        start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
-        args.update.write_text(text[:start] + "\n" + block + "\n" + text[end:])
+        args.update.write_text(splice(args.update.read_text(), block))
+
+
+def _markers(text: str) -> tuple[int, int]:
+    if BEGIN not in text or END not in text:
+        raise SystemExit(f"no {BEGIN} … {END} markers to write the capacity block between")
+    return text.index(BEGIN) + len(BEGIN), text.index(END)
+
+
+def splice(text: str, block: str) -> str:
+    start, end = _markers(text)
+    return text[:start] + "\n" + block + "\n" + text[end:]
+
+
+def current_block(text: str) -> str:
+    """The block a document holds now, to compare with what its JSON renders."""
+    start, end = _markers(text)
+    return text[start:end].strip("\n")
 
 
 if __name__ == "__main__":
