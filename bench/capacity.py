@@ -100,9 +100,32 @@ def model(measured: list[dict[str, Any]]) -> dict[str, Any]:
         "embed_chunks_per_s_2_cores": embed_per_s,
         "embed_core_hours": round(TARGET_CHUNKS / (embed_per_s / report["machine"]["cores"]) / 3600, 1)
         if embed_per_s else None,
+        "processes": processes_at_target(json.loads((REPO / "bench" / "REPORT-1M.json").read_text())),
         "source": {"report_commit": report.get("commit"), "graph_measurement": big["graph"]["how"],
                    "graph_chunks": big["graph"]["chunks"]},
     }
+
+
+def processes_at_target(scale: dict[str, Any]) -> dict[str, Any]:
+    """Memory and time of the builders and a server at 10M, scaled linearly from the 1M run.
+
+    Linear is an upper bound for the graph (entities grow as n^0.873 there) and close for BM25 (its
+    build holds every token); one measured point cannot show curvature, so the table says linear."""
+    factor = TARGET_CHUNKS / scale["corpus"]["chunks"]
+    runs = {
+        "graph build (after extraction)": (scale["graph_build"], "peak_rss_mb", "seconds"),
+        "BM25 index build": (scale["bm25_build"], "peak_rss_mb", "wall_s"),
+        "serving process (HTTP, 8 clients)": (scale["http"], "rss_peak_mb", None),
+    }
+    rows = []
+    for name, (run, rss_key, time_key) in runs.items():
+        seconds = run[time_key] if time_key else None
+        rows.append({"process": name, "rss_mb": run[rss_key], "seconds": seconds,
+                     "rss_gib_at_target": round(run[rss_key] * factor / 1024, 1),
+                     "hours_at_target": round(seconds * factor / 3600, 1) if seconds else None,
+                     "measured_at": (run.get("carried_from") or scale)["commit"]})
+    return {"chunks": scale["corpus"]["chunks"], "machine_ram_gb": scale["machine"]["ram_gb"],
+            "cores": scale["machine"]["cores"], "rows": rows}
 
 
 def markdown(measured: list[dict[str, Any]], m: dict[str, Any]) -> str:
@@ -135,6 +158,14 @@ def markdown(measured: list[dict[str, Any]], m: dict[str, Any]) -> str:
                      f"(bench/REPORT.json ingestion) → **{m['embed_core_hours']:,} core-hours** for 10M chunks, e.g. "
                      f"{m['embed_core_hours'] / 32:,.1f} h on 32 cores. GPU throughput was not measured (no "
                      "accelerator on this machine).")
+    procs = m["processes"]
+    lines += ["", f"Processes at 10M, scaled linearly from the {procs['chunks']:,}-chunk run (bench/REPORT-1M.json, "
+              f"{procs['cores']} cores, {procs['machine_ram_gb']} GB RAM):", "",
+              "| process | peak RSS at 1M | at 10M | time at 1M | at 10M |", "|---|---:|---:|---:|---:|"]
+    for row in procs["rows"]:
+        took = f"{row['seconds']:,.0f} s | {row['hours_at_target']:,.1f} h" if row["seconds"] else "– | –"
+        lines.append(f"| {row['process']} (commit {row['measured_at']}) | {row['rss_mb']:,.0f} MB | "
+                     f"{row['rss_gib_at_target']:,.1f} GiB | {took} |")
     return "\n".join(lines)
 
 
