@@ -42,3 +42,14 @@ def test_the_1m_report_is_rendered_from_its_json_and_judges_every_target() -> No
     rows = {line.split(" | ")[0].lstrip("| "): line for line in rendered.splitlines() if line.startswith("| ")}
     for target in scale.TARGETS:
         assert target in rows and "not measured in this run" not in rows[target], target
+
+
+def test_the_capacity_model_in_docs_is_rendered_from_its_committed_measurement() -> None:
+    saved = json.loads((REPO_ROOT / "bench" / "CAPACITY.json").read_text())
+    capacity = _bench("capacity")
+    rendered = capacity.markdown(saved["measured"], saved["model"])
+    assert capacity.current_block((REPO_ROOT / "docs" / "scaling.md").read_text()) == rendered, \
+        "docs/scaling.md's capacity block was edited or is stale: " \
+        "python bench/capacity.py --render bench/CAPACITY.json --update docs/scaling.md"
+    for home in saved["measured"]:  # every stored thing measured, on a home with a published graph
+        assert home["graph_corpus_version"] > 0 and all(v > 0 for v in home["bytes"].values()), home["home"]
