@@ -8,7 +8,6 @@ and swaps a single reference; a query in flight keeps the object it started with
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import math
 import os
@@ -35,8 +34,10 @@ from kg.tables import (
     Strings,
     map_ints,
     ragged,
+    ragged_strings,
     write_ints,
     write_ragged,
+    write_ragged_strings,
     write_sorted_strings,
     write_strings,
 )
@@ -324,15 +325,12 @@ def save_arrays(graph: LoadedGraph, folder: Path, *, source_sha256: str, documen
     write_ints(folder, "index.values", lookup("index", graph.index))
     write_ragged(folder, "aliases", lookup("aliases", graph.aliases))
     write_ints(folder, "alias_df.values", lookup("alias_df", graph.alias_df))
-    buckets = lookup("fuzzy", graph.fuzzy_buckets)
-    write_ints(folder, "fuzzy.indptr", [0, *itertools.accumulate(len(b) for b in buckets)])
-    write_strings(folder, "fuzzy.members", (k for b in buckets for k in b))
+    write_ragged_strings(folder, "fuzzy.indptr", "fuzzy.members", lookup("fuzzy", graph.fuzzy_buckets))
     docs = [graph.titles.documents[d] for d in sorted(graph.titles.documents)]
     write_ints(folder, "titles.ids", [d.document_id for d in docs])
     write_strings(folder, "titles.title", (d.title for d in docs))
     write_strings(folder, "titles.full_key", (d.full_key for d in docs))
-    write_ints(folder, "titles.aliases.indptr", [0, *itertools.accumulate(len(d.aliases) for d in docs)])
-    write_strings(folder, "titles.aliases", (a for d in docs for a in d.aliases))
+    write_ragged_strings(folder, "titles.aliases.indptr", "titles.aliases", [d.aliases for d in docs])
     write_ragged(folder, "title_targets", lookup("title_targets", graph.titles.targets))
     write_sorted_strings(folder, "title_prefixes", sorted(graph.titles.prefixes))  # type: ignore[call-overload]
     documents = sorted(graph.document_index.items())
@@ -381,20 +379,19 @@ def load_arrays(folder: Path, *, path: Path, signature: Signature, source_sha256
     m = {name: matrix(name) for name in _MATRICES}
     v = {name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in _VECTORS}
     keys = Strings.load(folder, "keys")
-    index_values, df_values, bucket_at = ints("index.values"), ints("alias_df.values"), ints("fuzzy.indptr")
-    members = Strings.load(folder, "fuzzy.members")
+    index_values, df_values = ints("index.values"), ints("alias_df.values")
     titles, full_keys = Strings.load(folder, "titles.title"), Strings.load(folder, "titles.full_key")
     title_ids = np.load(folder / "titles.ids.npy", mmap_mode="r")
-    title_aliases, title_alias_at = Strings.load(folder, "titles.aliases"), ints("titles.aliases.indptr")
-    documents = IntLookup(title_ids, lambda i: TitleDocument(
-        int(title_ids[i]), titles[i], full_keys[i], tuple(title_aliases.run(title_alias_at[i], title_alias_at[i + 1]))))
+    title_aliases = ragged_strings(folder, "titles.aliases.indptr", "titles.aliases")
+    documents = IntLookup(title_ids, lambda i: TitleDocument(int(title_ids[i]), titles[i], full_keys[i],
+                                                             title_aliases(i)))
     document_nodes = ints("document_index.values")
     sentences, sentence_rows = Strings.load(folder, "link_sentences.text"), ints("link_sentences.rows")
     return LoadedGraph(
         path=path, signature=signature, manifest=meta["manifest"], keys=keys, names=Strings.load(folder, "names"),
         labels=Strings.load(folder, "labels"), index=lookup("index", index_values.__getitem__),
         aliases=lookup("aliases", ragged(folder, "aliases")),
-        fuzzy_buckets=lookup("fuzzy", lambda i: tuple(members.run(bucket_at[i], bucket_at[i + 1])),
+        fuzzy_buckets=lookup("fuzzy", ragged_strings(folder, "fuzzy.indptr", "fuzzy.members"),
                              cache=FUZZY_BUCKET_CACHE),
         adjacency=m["adjacency"], transition=m["transition"],
         degree=np.maximum(np.diff(m["transition"].indptr), 1), edge_labels=m["edge_labels"],

@@ -53,6 +53,13 @@ def write_ragged(folder: Path, name: str, rows: Iterable[Sequence[int]]) -> None
     write_ints(folder, f"{name}.values", values)
 
 
+def write_ragged_strings(folder: Path, indptr_name: str, strings_name: str, rows: Sequence[Sequence[str]]) -> None:
+    """Rows of strings: one table ``strings_name`` of every row's strings, and ``indptr_name.npy`` (where
+    each row starts in it, then the end)."""
+    write_ints(folder, indptr_name, [0, *itertools.accumulate(len(row) for row in rows)])
+    write_strings(folder, strings_name, (value for row in rows for value in row))
+
+
 def map_file(path: Path) -> bytes | mmap.mmap:
     """The file's bytes, mapped read-only (an empty file cannot be mapped: its bytes are b"")."""
     if path.stat().st_size == 0:
@@ -190,3 +197,9 @@ def ragged(folder: Path, name: str) -> Callable[[int], tuple[int, ...]]:
     """Row i of a ``write_ragged`` table, as a tuple."""
     indptr, values = map_ints(folder, f"{name}.indptr"), map_ints(folder, f"{name}.values")
     return lambda i: tuple(values[indptr[i]:indptr[i + 1]].tolist())
+
+
+def ragged_strings(folder: Path, indptr_name: str, strings_name: str) -> Callable[[int], tuple[str, ...]]:
+    """Row i of a ``write_ragged_strings`` table, as a tuple (one decode per row)."""
+    indptr, table = map_ints(folder, indptr_name), Strings.load(folder, strings_name)
+    return lambda i: tuple(table.run(indptr[i], indptr[i + 1]))

@@ -14,8 +14,10 @@ from kg.tables import (
     SortedStrings,
     Strings,
     ragged,
+    ragged_strings,
     write_ints,
     write_ragged,
+    write_ragged_strings,
     write_sorted_strings,
     write_strings,
 )
@@ -67,3 +69,10 @@ def test_lookups_across_many_sample_blocks_find_each_key_at_its_place(tmp_path: 
     assert all(table.position(k + "0") is None and table.position(k[:-1]) is None for k in keys[1:-3])
     with pytest.raises(ValueError, match="code point order"):
         write_sorted_strings(tmp_path, "bad", ["b", "a"])
+
+
+def test_rows_of_strings_come_back_row_by_row_empty_rows_included(tmp_path: Path) -> None:
+    rows = [("zürich", "zurich"), (), ("", "東京 tower"), ("x",)]
+    write_ragged_strings(tmp_path, "r.indptr", "r", rows)
+    row = ragged_strings(tmp_path, "r.indptr", "r")
+    assert [row(i) for i in range(len(rows))] == rows
