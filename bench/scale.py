@@ -535,7 +535,8 @@ def render(results: dict[str, Any]) -> str:
     alone = results.get("alone")
     if alone and q:
         together = q["clients_1"]["stages"]
-        lines += [f"Each signal alone (its own pipeline, 1 client, the first {ALONE_QUERIES} of the same questions), "
+        asked = next(iter(alone.values()))["clients_1"]["queries"]
+        lines += [f"Each signal alone (its own pipeline, 1 client, the first {asked} of the same questions), "
                   "against the same stage with all three running in parallel:", "",
                   "| signal | alone: stage p50 ms | alone: total p50 ms | with the other two: stage p50 ms |",
                   "|---|---:|---:|---:|"]
