@@ -14,9 +14,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.concurrency import run_in_threadpool
 from fastapi.middleware.cors import CORSMiddleware
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-from api import (
+from kgrag.api import (
     problems,
     routes_browse,
     routes_chat,
@@ -26,15 +24,16 @@ from api import (
     routes_query,
     routes_ui,
 )
-from api.deps import Resources
-from api.jobs import JobRunner
-from api.problems import RequestTooLargeError, problem, problem_response
-from core.runtime import Runtime
-from core.settings import Settings
-from ingest.pipeline import Ingestor
-from retrieval.answer import answerer_for
-from retrieval.pipeline import build_pipeline
-from retrieval.sync import sync_for
+from kgrag.api.deps import Resources
+from kgrag.api.jobs import JobRunner
+from kgrag.api.problems import RequestTooLargeError, problem, problem_response
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import Settings
+from kgrag.ingest.pipeline import Ingestor
+from kgrag.retrieval.answer import answerer_for
+from kgrag.retrieval.pipeline import build_pipeline
+from kgrag.retrieval.sync import sync_for
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger("kgrag.api")
 

@@ -7,11 +7,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
-from rich.table import Table
-
-from api.cli_ask import ask
-from api.cli_common import (
+from kgrag.api.cli_ask import ask
+from kgrag.api.cli_common import (
     ExecutorOption,
     RayAddressOption,
     console,
@@ -21,13 +18,15 @@ from api.cli_common import (
     progress_bar,
     runtime,
 )
-from api.cli_eval import eval_app
-from api.cli_graph import graph_app
-from api.cli_query import query
-from api.cli_serve import serve
-from api.doctor import run_checks
-from ingest.pipeline import Ingestor
-from retrieval.maintenance import delete_document_everywhere, publish_bm25
+from kgrag.api.cli_eval import eval_app
+from kgrag.api.cli_graph import graph_app
+from kgrag.api.cli_query import query
+from kgrag.api.cli_serve import serve
+from kgrag.api.doctor import run_checks
+from kgrag.ingest.pipeline import Ingestor
+from kgrag.retrieval.maintenance import delete_document_everywhere, publish_bm25
+from rich.markup import escape
+from rich.table import Table
 
 app = typer.Typer(
     name="kgrag",

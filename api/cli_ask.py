@@ -6,15 +6,14 @@ import sys
 from typing import Annotated
 
 import typer
+from kgrag.api.cli_common import console, err_console, handle_errors, runtime
+from kgrag.api.cli_query import FILTER_HELP, exit_if_store_empty, parse_filters, parse_signals
+from kgrag.retrieval.answer.base import Answer
+from kgrag.retrieval.answer.factory import answerer_for
+from kgrag.retrieval.answer.grounded import answer_stream, gate
+from kgrag.retrieval.pipeline import build_pipeline
+from kgrag.retrieval.sync import sync_for
 from rich.markup import escape
-
-from api.cli_common import console, err_console, handle_errors, runtime
-from api.cli_query import FILTER_HELP, exit_if_store_empty, parse_filters, parse_signals
-from retrieval.answer.base import Answer
-from retrieval.answer.factory import answerer_for
-from retrieval.answer.grounded import answer_stream, gate
-from retrieval.pipeline import build_pipeline
-from retrieval.sync import sync_for
 
 
 @handle_errors

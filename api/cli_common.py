@@ -16,16 +16,15 @@ from enum import StrEnum
 from typing import Annotated, Any, ParamSpec, TypeVar
 
 import typer
+from kgrag.core.errors import KgragError
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import ExecutorSettings, Settings
 from pydantic import ValidationError
 from pydantic_settings import SettingsError
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.text import Text
-
-from core.errors import KgragError
-from core.runtime import Runtime
-from core.settings import ExecutorSettings, Settings
 
 _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 

@@ -7,11 +7,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from kgrag.api.cli_common import console, handle_errors, load_settings, progress_bar
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import DatabaseSettings
 from rich.markup import escape
-
-from api.cli_common import console, handle_errors, load_settings, progress_bar
-from core.runtime import Runtime
-from core.settings import DatabaseSettings
 
 eval_app = typer.Typer(help="Evaluate retrieval: ablations over dense, BM25 and graph, and their reports.",
                        no_args_is_help=True)
@@ -57,8 +56,8 @@ def run(
 
     Example:  kgrag eval run --dataset ../shared/data/scifact --ablate --limit 100
     """
-    from eval.datasets import load_dataset
-    from eval.runner import run_eval
+    from kgrag.eval.datasets import load_dataset
+    from kgrag.eval.runner import run_eval
 
     ds = load_dataset(dataset).subset(limit)
     base = load_settings()
@@ -99,7 +98,7 @@ def report(
 
     Example:  kgrag eval report eval/results/scifact.json --chart docs/scifact.png --update README.md
     """
-    from eval.report import chart, load_results, markdown, split_block_name, split_markdown, update_block
+    from kgrag.eval.report import chart, load_results, markdown, split_block_name, split_markdown, update_block
 
     data = load_results(results)
     table = markdown(data, source=_relative_to_repo(results))
@@ -130,8 +129,8 @@ def check(
 
     Example:  kgrag eval check eval/results/*.json
     """
-    from core.settings import Settings
-    from eval.report import check_stamp, load_results
+    from kgrag.core.settings import Settings
+    from kgrag.eval.report import check_stamp, load_results
 
     stale = False
     for path in results:

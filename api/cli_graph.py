@@ -7,9 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
-
-from api.cli_common import (
+from kgrag.api.cli_common import (
     ExecutorOption,
     RayAddressOption,
     console,
@@ -18,12 +16,13 @@ from api.cli_common import (
     progress_bar,
     runtime,
 )
-from core.errors import GraphMissingError
-from core.runtime import Runtime
-from core.settings import ExecutorSettings
+from kgrag.core.errors import GraphMissingError
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import ExecutorSettings
+from rich.table import Table
 
 if TYPE_CHECKING:
-    from kg.build import BuildReport
+    from kgrag.kg.build import BuildReport
 
 graph_app = typer.Typer(help="Build, inspect and export the knowledge graph.", no_args_is_help=True)
 
@@ -42,9 +41,9 @@ class RankBy(StrEnum):
 def run_build(rt: Runtime, *, rebuild: bool, processes: int | None = None,
               executor: ExecutorSettings | None = None) -> BuildReport:
     """The build as the CLI runs it (tests call this too): spaCy loaded once, progress on a terminal."""
-    from kg.build import build_graph
-    from kg.nlp import load_spacy
-    from kg.store import GraphStore
+    from kgrag.kg.build import build_graph
+    from kgrag.kg.nlp import load_spacy
+    from kgrag.kg.store import GraphStore
 
     nlp = load_spacy(rt.settings.graph.spacy_model)
     graph_settings = rt.settings.graph
@@ -110,9 +109,9 @@ def stats(
 
     Example:  kgrag graph stats --top 20
     """
-    from kg.graphfile import read_networkx
-    from kg.store import GraphStore
-    from retrieval.sync import fetch_published_graph
+    from kgrag.kg.graphfile import read_networkx
+    from kgrag.kg.store import GraphStore
+    from kgrag.retrieval.sync import fetch_published_graph
 
     with runtime() as rt:
         fetch_published_graph(rt)
@@ -163,10 +162,10 @@ def export(
     Example:  kgrag graph export -f html -o graph.html --entity "Lumen Robotics" --hops 2
               kgrag graph export -f graphml -o graph.graphml --top 500 --by degree
     """
-    from kg import export as ex
-    from kg.graphfile import read_networkx
-    from kg.store import GraphStore
-    from retrieval.sync import fetch_published_graph
+    from kgrag.kg import export as ex
+    from kgrag.kg.graphfile import read_networkx
+    from kgrag.kg.store import GraphStore
+    from kgrag.retrieval.sync import fetch_published_graph
 
     with runtime() as rt:
         fetch_published_graph(rt)
@@ -175,7 +174,7 @@ def export(
             raise GraphMissingError(f"no graph file at {path}", fix="run `kgrag graph build` first")
         g = ex.live_view(read_networkx(path), rt.store)  # nothing from a document deleted since the build
         if fmt is ExportFormat.html:
-            from api.ui_export import live_page
+            from kgrag.api.ui_export import live_page
 
             page, payload = live_page(g, path, GraphStore(rt.db).chunk_texts, entity=entity, hops=hops, top=top)
             output.write_text(page, encoding="utf-8")

@@ -7,13 +7,12 @@ import re
 from typing import Annotated
 
 import typer
+from kgrag.api.cli_common import console, err_console, handle_errors, runtime
+from kgrag.core.types import Filters
+from kgrag.retrieval.pipeline import KNOWN_SIGNALS, PassageHit, PipelineResult, build_pipeline
+from kgrag.retrieval.sync import sync_for
 from rich.markup import escape
 from rich.table import Table
-
-from api.cli_common import console, err_console, handle_errors, runtime
-from core.types import Filters
-from retrieval.pipeline import KNOWN_SIGNALS, PassageHit, PipelineResult, build_pipeline
-from retrieval.sync import sync_for
 
 SNIPPET_CHARS = 320
 

@@ -6,9 +6,8 @@ import ipaddress
 from typing import Annotated
 
 import typer
-
-from api.cli_common import err_console, handle_errors, load_settings
-from core.errors import ConfigError
+from kgrag.api.cli_common import err_console, handle_errors, load_settings
+from kgrag.core.errors import ConfigError
 
 
 def _is_loopback(host: str) -> bool:
@@ -46,8 +45,7 @@ def serve(
     Example:  kgrag serve --port 8080
     """
     import uvicorn
-
-    from api.app import create_app
+    from kgrag.api.app import create_app
 
     settings = load_settings()
     api = settings.api.model_copy(update={k: v for k, v in (("host", host), ("port", port)) if v is not None})

@@ -12,15 +12,14 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-
-from api.jobs import JobRunner
-from api.problems import AuthError
-from core.runtime import Runtime
-from core.settings import Settings
-from ingest.pipeline import Ingestor
-from retrieval.answer import Answerer
-from retrieval.pipeline import QueryPipeline
-from retrieval.sync import ArtifactSync
+from kgrag.api.jobs import JobRunner
+from kgrag.api.problems import AuthError
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import Settings
+from kgrag.ingest.pipeline import Ingestor
+from kgrag.retrieval.answer import Answerer
+from kgrag.retrieval.pipeline import QueryPipeline
+from kgrag.retrieval.sync import ArtifactSync
 
 
 @dataclass(frozen=True, slots=True)

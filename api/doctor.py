@@ -6,9 +6,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from core.errors import KgragError
-from core.runtime import Runtime
-from core.settings import PACKAGED_EMBEDDING_MODEL
+from kgrag.core.errors import KgragError
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import PACKAGED_EMBEDDING_MODEL
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +72,7 @@ def check_spacy_model(rt: Runtime) -> Check:
 
 
 def check_reranker(rt: Runtime) -> Check:
-    from retrieval.rerank import Reranker, RerankerUnavailable
+    from kgrag.retrieval.rerank import Reranker, RerankerUnavailable
 
     if not rt.settings.rerank.enabled:
         return Check("reranker", True, "disabled (KGRAG_RERANK__ENABLED=false)", required=False)
@@ -85,7 +85,7 @@ def check_reranker(rt: Runtime) -> Check:
 
 
 def check_graph_file(rt: Runtime) -> Check:
-    from kg.graphfile import read_data
+    from kgrag.kg.graphfile import read_data
 
     path = rt.settings.graph_path
     if not path.exists():
@@ -107,7 +107,7 @@ def check_graph_file(rt: Runtime) -> Check:
 
 
 def check_bm25_index(rt: Runtime) -> Check:
-    from retrieval.bm25 import index_params, variant
+    from kgrag.retrieval.bm25 import index_params, variant
 
     published = rt.artifacts.current("bm25", variant(index_params(rt.settings.retrieval)))
     now = rt.store.corpus_version()
@@ -123,8 +123,8 @@ def check_bm25_index(rt: Runtime) -> Check:
 
 
 def check_answerer(rt: Runtime) -> Check:
-    from retrieval.answer.factory import resolve_backend
-    from retrieval.answer.gemini import gemini_credentials
+    from kgrag.retrieval.answer.factory import resolve_backend
+    from kgrag.retrieval.answer.gemini import gemini_credentials
 
     answer = rt.settings.answer
     backend = resolve_backend(answer)

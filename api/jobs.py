@@ -28,12 +28,11 @@ from datetime import datetime
 from typing import Any, Literal
 
 import psycopg
+from kgrag.api.problems import problem, problem_for
+from kgrag.core.db import Database
+from kgrag.core.errors import BuildLockedError, KgragError, NotFoundError
+from kgrag.retrieval.sync import lower_thread_priority
 from psycopg.types.json import Jsonb
-
-from api.problems import problem, problem_for
-from core.db import Database
-from core.errors import BuildLockedError, KgragError, NotFoundError
-from retrieval.sync import lower_thread_priority
 
 log = logging.getLogger("kgrag.api.jobs")
 

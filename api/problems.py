@@ -13,9 +13,8 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from kgrag.core.errors import KgragError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-
-from core.errors import KgragError
 
 log = logging.getLogger("kgrag.api")
 

@@ -12,12 +12,11 @@ from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import APIRouter, FastAPI, Query, Request
-
-from api.deps import Authorized, Resources, ResourcesDep
-from api.schemas import EdgeOut, EntityList, EntityOut, EvidenceOut, GraphViewOut
-from core.errors import GraphMissingError
-from kg import browse
-from kg.index import GraphHolder, LoadedGraph
+from kgrag.api.deps import Authorized, Resources, ResourcesDep
+from kgrag.api.schemas import EdgeOut, EntityList, EntityOut, EvidenceOut, GraphViewOut
+from kgrag.core.errors import GraphMissingError
+from kgrag.kg import browse
+from kgrag.kg.index import GraphHolder, LoadedGraph
 
 log = logging.getLogger("kgrag.api")
 
@@ -85,7 +84,7 @@ def view_out(graph: LoadedGraph, view: browse.GraphView, chunk_texts: ChunkTexts
 
 
 def _view_out(graph: LoadedGraph, view: browse.GraphView, res: Resources) -> GraphViewOut:
-    from kg.store import GraphStore
+    from kgrag.kg.store import GraphStore
 
     return view_out(graph, view, GraphStore(res.runtime.db).chunk_texts)
 

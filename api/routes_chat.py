@@ -18,15 +18,14 @@ from typing import Any, Literal
 
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
+from kgrag.api.deps import Authorized, ResourcesDep
+from kgrag.api.problems import problem, problem_for
+from kgrag.api.routes_query import _retrieve
+from kgrag.api.schemas import CitationOut, QueryRequest
+from kgrag.core.errors import InvalidInputError, KgragError
+from kgrag.retrieval.answer import Answer, Citation
+from kgrag.retrieval.answer.grounded import answer_stream, grounded_answer
 from pydantic import BaseModel, ConfigDict, Field
-
-from api.deps import Authorized, ResourcesDep
-from api.problems import problem, problem_for
-from api.routes_query import _retrieve
-from api.schemas import CitationOut, QueryRequest
-from core.errors import InvalidInputError, KgragError
-from retrieval.answer import Answer, Citation
-from retrieval.answer.grounded import answer_stream, grounded_answer
 
 log = logging.getLogger("kgrag.api")
 

@@ -16,16 +16,15 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
+from kgrag.api.deps import Authorized, Resources, ResourcesDep
+from kgrag.api.problems import RequestTooLargeError
+from kgrag.api.schemas import DocumentList, DocumentOut, IngestOut, TextDocumentIn
+from kgrag.core.errors import DuplicateDocumentError, IngestError, InvalidInputError
+from kgrag.core.types import DocumentStatus, LoadedDocument
+from kgrag.ingest.loaders import SUPPORTED_SUFFIXES, clean_title, content_hash, control_char, load_bytes, load_text
+from kgrag.retrieval.maintenance import delete_document_everywhere
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile
-
-from api.deps import Authorized, Resources, ResourcesDep
-from api.problems import RequestTooLargeError
-from api.schemas import DocumentList, DocumentOut, IngestOut, TextDocumentIn
-from core.errors import DuplicateDocumentError, IngestError, InvalidInputError
-from core.types import DocumentStatus, LoadedDocument
-from ingest.loaders import SUPPORTED_SUFFIXES, clean_title, content_hash, control_char, load_bytes, load_text
-from retrieval.maintenance import delete_document_everywhere
 
 router = APIRouter(prefix="/v1/documents", tags=["documents"], dependencies=[Authorized])
 

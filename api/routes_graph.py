@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Response
-
-from api.deps import Authorized, Resources, ResourcesDep
-from api.jobs import Job
-from api.schemas import ArtifactOut, ArtifactsOut, JobOut
-from core.errors import GraphMissingError
+from kgrag.api.deps import Authorized, Resources, ResourcesDep
+from kgrag.api.jobs import Job
+from kgrag.api.schemas import ArtifactOut, ArtifactsOut, JobOut
+from kgrag.core.errors import GraphMissingError
 
 log = logging.getLogger("kgrag.api")
 
@@ -26,9 +25,9 @@ def job_out(job: Job) -> JobOut:
 
 def _build(res: Resources, rebuild: bool) -> dict[str, Any]:
     """Runs on the job thread. Imported lazily: spaCy and the graph code load only when a build is asked for."""
-    from kg.build import build_graph
-    from kg.nlp import load_spacy
-    from kg.store import GraphStore
+    from kgrag.kg.build import build_graph
+    from kgrag.kg.nlp import load_spacy
+    from kgrag.kg.store import GraphStore
 
     rt = res.runtime
     settings = rt.settings
@@ -68,9 +67,9 @@ _MEDIA = {"graphml": "application/graphml+xml", "json": "application/json", "htm
 
 def _export(res: Resources, fmt: str, entity: str | None, hops: int, top: int | None, by: str) -> bytes:
     """B's exporters write files; a temporary one keeps this route a thin wrapper over them."""
-    from kg import export as ex
-    from kg.graphfile import read_networkx
-    from kg.store import GraphStore
+    from kgrag.kg import export as ex
+    from kgrag.kg.graphfile import read_networkx
+    from kgrag.kg.store import GraphStore
 
     path = res.settings.graph_path
     if not path.exists():
@@ -78,7 +77,7 @@ def _export(res: Resources, fmt: str, entity: str | None, hops: int, top: int | 
                                 fix="start a build with POST /v1/graph/build, then poll its job")
     g = ex.live_view(read_networkx(path), res.runtime.store)  # nothing from a document deleted since the build
     if fmt == "html":  # the web UI's Graph page with its views inlined (api/ui_export.py)
-        from api.ui_export import live_page
+        from kgrag.api.ui_export import live_page
 
         return live_page(g, path, GraphStore(res.runtime.db).chunk_texts, entity=entity, hops=hops,
                          top=top)[0].encode()

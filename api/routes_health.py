@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
-
-from api.deps import ResourcesDep
-from api.doctor import check_database, check_embedding_model
-from api.schemas import CheckOut, ReadyOut
+from kgrag.api.deps import ResourcesDep
+from kgrag.api.doctor import check_database, check_embedding_model
+from kgrag.api.schemas import CheckOut, ReadyOut
 
 router = APIRouter(tags=["health"])
 

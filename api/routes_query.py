@@ -13,10 +13,9 @@ from collections.abc import Iterator
 
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
-
-from api.deps import Authorized, Resources, ResourcesDep
-from api.problems import problem, problem_for
-from api.schemas import (
+from kgrag.api.deps import Authorized, Resources, ResourcesDep
+from kgrag.api.problems import problem, problem_for
+from kgrag.api.schemas import (
     AnswerOut,
     CitationOut,
     GateOut,
@@ -26,13 +25,13 @@ from api.schemas import (
     RetrievalOut,
     StageOut,
 )
-from core.errors import InvalidInputError, KgragError
-from core.settings import Settings
-from ingest.loaders import control_char
-from retrieval.answer import Answer
-from retrieval.answer.grounded import answer_stream, gate, grounded_answer
-from retrieval.gate import GateDecision
-from retrieval.pipeline import PipelineResult
+from kgrag.core.errors import InvalidInputError, KgragError
+from kgrag.core.settings import Settings
+from kgrag.ingest.loaders import control_char
+from kgrag.retrieval.answer import Answer
+from kgrag.retrieval.answer.grounded import answer_stream, gate, grounded_answer
+from kgrag.retrieval.gate import GateDecision
+from kgrag.retrieval.pipeline import PipelineResult
 
 log = logging.getLogger("kgrag.api")
 

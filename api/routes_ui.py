@@ -21,7 +21,7 @@ router = APIRouter(include_in_schema=False)
 
 
 def static_dir() -> str:
-    return str(resources.files("api").joinpath("static"))
+    return str(resources.files("kgrag.api").joinpath("static"))
 
 
 @router.get("/")

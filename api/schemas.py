@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from kgrag.core.types import DocumentRecord, Filters
+from kgrag.retrieval.answer import Answer, Citation
+from kgrag.retrieval.base import StageStatus
+from kgrag.retrieval.gate import GateDecision
+from kgrag.retrieval.pipeline import PassageHit
 from pydantic import BaseModel, Field, field_validator
-
-from core.types import DocumentRecord, Filters
-from retrieval.answer import Answer, Citation
-from retrieval.base import StageStatus
-from retrieval.gate import GateDecision
-from retrieval.pipeline import PassageHit
 
 Signal = Literal["dense", "bm25", "graph"]
 

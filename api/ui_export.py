@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
-
-from api.routes_browse import ChunkTexts, entity_out, view_out
-from kg import browse
-from kg.export import script_safe_json
-from kg.index import LoadedGraph
+from kgrag.api.routes_browse import ChunkTexts, entity_out, view_out
+from kgrag.kg import browse
+from kgrag.kg.export import script_safe_json
+from kgrag.kg.index import LoadedGraph
 
 NEIGHBOURS = 40
 OVERVIEW = 120
@@ -56,8 +55,8 @@ def static_views(graph: LoadedGraph, chunk_texts: ChunkTexts, *, entity: str | N
 def live_page(g: nx.Graph, path: Path, chunk_texts: ChunkTexts, *, entity: str | None, hops: int,
               top: int | None) -> tuple[str, dict[str, Any]]:
     """The page for ``g``, the graph file's live view (kg.export.live_view): the CLI's and the API's export."""
-    from kg.export import HTML_DEFAULT_TOP
-    from kg.index import loaded_view
+    from kgrag.kg.export import HTML_DEFAULT_TOP
+    from kgrag.kg.index import loaded_view
 
     payload = static_views(loaded_view(g, path), chunk_texts, entity=entity, hops=hops, top=top or HTML_DEFAULT_TOP)
     return static_page(payload), payload
@@ -65,7 +64,7 @@ def live_page(g: nx.Graph, path: Path, chunk_texts: ChunkTexts, *, entity: str |
 
 def static_page(payload: dict[str, Any]) -> str:
     """One HTML file: the UI's CSS and script inline, the views as data; no request leaves the page."""
-    static = resources.files("api").joinpath("static")
+    static = resources.files("kgrag.api").joinpath("static")
     css = static.joinpath("app.css").read_text(encoding="utf-8")
     script = static.joinpath("app.js").read_text(encoding="utf-8")
     blob = script_safe_json(payload)  # <, >, & as \u escapes: a "<!--<script>" in a name cannot end the element

@@ -33,14 +33,13 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 import psutil  # noqa: E402
+from kgrag.core.runtime import Runtime  # noqa: E402
+from kgrag.core.settings import AnswerSettings, RerankSettings, RetrievalSettings, Settings  # noqa: E402
+from kgrag.ingest.pipeline import Ingestor  # noqa: E402
+from kgrag.retrieval.answer import make_answerer  # noqa: E402
+from kgrag.retrieval.answer.grounded import gate, grounded_answer  # noqa: E402
+from kgrag.retrieval.pipeline import build_pipeline  # noqa: E402
 from soak import distinct_question  # noqa: E402
-
-from core.runtime import Runtime  # noqa: E402
-from core.settings import AnswerSettings, RerankSettings, RetrievalSettings, Settings  # noqa: E402
-from ingest.pipeline import Ingestor  # noqa: E402
-from retrieval.answer import make_answerer  # noqa: E402
-from retrieval.answer.grounded import gate, grounded_answer  # noqa: E402
-from retrieval.pipeline import build_pipeline  # noqa: E402
 
 
 def run(requests: int, threads: int) -> dict[str, object]:

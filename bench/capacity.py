@@ -32,10 +32,10 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from core.db import Database  # noqa: E402
-from core.settings import Settings  # noqa: E402
-from eval.runner import git_commit  # noqa: E402
-from kg.index import arrays_folder  # noqa: E402
+from kgrag.core.db import Database  # noqa: E402
+from kgrag.core.settings import Settings  # noqa: E402
+from kgrag.eval.runner import git_commit  # noqa: E402
+from kgrag.kg.index import arrays_folder  # noqa: E402
 
 BEGIN, END = "<!-- capacity:begin -->", "<!-- capacity:end -->"
 TARGET_CHUNKS = 10_000_000

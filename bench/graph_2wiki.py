@@ -23,19 +23,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from core.runtime import Runtime
-from core.settings import Settings
-from core.types import Hit, LoadedDocument
-from ingest.loaders import load_text
-from ingest.pipeline import Ingestor
-from kg.build import build_graph
-from kg.nlp import load_spacy
-from kg.store import GraphStore
-from retrieval.base import Query, Retriever
-from retrieval.bm25 import BM25Retriever
-from retrieval.dense import DenseRetriever
-from retrieval.fusion import reciprocal_rank_fusion
-from retrieval.graph import build_graph_retriever
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import Settings
+from kgrag.core.types import Hit, LoadedDocument
+from kgrag.ingest.loaders import load_text
+from kgrag.ingest.pipeline import Ingestor
+from kgrag.kg.build import build_graph
+from kgrag.kg.nlp import load_spacy
+from kgrag.kg.store import GraphStore
+from kgrag.retrieval.base import Query, Retriever
+from kgrag.retrieval.bm25 import BM25Retriever
+from kgrag.retrieval.dense import DenseRetriever
+from kgrag.retrieval.fusion import reciprocal_rank_fusion
+from kgrag.retrieval.graph import build_graph_retriever
 
 DATA = Path("/work/shared/data/2wikimultihopqa")
 COMBOS: dict[str, tuple[str, ...]] = {

@@ -28,13 +28,12 @@ sys.path.insert(0, str(REPO / "bench"))
 
 def _child(mode: str, path: Path) -> None:
     import psutil
-
-    from kg.index import arrays_folder, load_graph
+    from kgrag.kg.index import arrays_folder, load_graph
 
     t0 = time.perf_counter()
     if mode == "json":
-        from kg.graphfile import read_data
-        from kg.index import from_node_link
+        from kgrag.kg.graphfile import read_data
+        from kgrag.kg.index import from_node_link
 
         graph = from_node_link(read_data(path), path=path, signature=(0, 0, 0))
     else:
@@ -57,9 +56,8 @@ def main() -> None:
         _child(args.child, args.graph)
         return
     from graph_scale import replicate
-
-    from kg.graphfile import read_data
-    from kg.index import DOCUMENT_EDGE_WEIGHT, arrays_folder, from_node_link, save_arrays
+    from kgrag.kg.graphfile import read_data
+    from kgrag.kg.index import DOCUMENT_EDGE_WEIGHT, arrays_folder, from_node_link, save_arrays
 
     data = read_data(args.graph)
     if args.copies > 1:

@@ -51,16 +51,16 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None, help="Append one JSON line per variant here.")
     args = ap.parse_args()
 
-    from core.runtime import Runtime
-    from core.settings import DatabaseSettings, Settings
-    from eval.datasets import load_dataset, unit_of_source
-    from eval.metrics import dedupe, ndcg_at, recall_at
-    from retrieval.base import Query
-    from retrieval.bm25 import BM25Retriever
-    from retrieval.dense import DenseRetriever
-    from retrieval.fusion import reciprocal_rank_fusion
-    from retrieval.graph import build_graph_retriever
-    from retrieval.pipeline import fusion_weights
+    from kgrag.core.runtime import Runtime
+    from kgrag.core.settings import DatabaseSettings, Settings
+    from kgrag.eval.datasets import load_dataset, unit_of_source
+    from kgrag.eval.metrics import dedupe, ndcg_at, recall_at
+    from kgrag.retrieval.base import Query
+    from kgrag.retrieval.bm25 import BM25Retriever
+    from kgrag.retrieval.dense import DenseRetriever
+    from kgrag.retrieval.fusion import reciprocal_rank_fusion
+    from kgrag.retrieval.graph import build_graph_retriever
+    from kgrag.retrieval.pipeline import fusion_weights
 
     ds = load_dataset(args.dataset).subset(args.limit)
     base = Settings()
@@ -86,7 +86,7 @@ def main() -> None:
             for cid, source in conn.execute("SELECT c.id, d.source FROM chunks c JOIN documents d "
                                             "ON d.id = c.document_id").fetchall():
                 unit_of[int(cid)] = unit_of_source(source)
-        from core.types import Hit
+        from kgrag.core.types import Hit
 
         for text in args.variant or ["base"]:
             overrides = parse_variant(text)

@@ -70,7 +70,7 @@ TARGETS_100K = {  # stage -> p50 ms ceiling on this 2-core machine (issue 6)
 # -- corpus ------------------------------------------------------------------------------------------
 def real_documents() -> Iterator[Any]:
     """SciFact and 2Wiki documents, interleaved so any prefix holds both kinds of text."""
-    from ingest.loaders import load_text
+    from kgrag.ingest.loaders import load_text
 
     scifact: list[dict[str, Any]] = []
     for part in ("corpus.part1.jsonl", "corpus.part2.jsonl"):
@@ -110,7 +110,7 @@ def queries(n: int) -> list[str]:
 
 
 def settings_for(home: Path) -> Any:
-    from core.settings import RerankSettings, Settings
+    from kgrag.core.settings import RerankSettings, Settings
 
     return Settings(_env_file=None, home=home, rerank=RerankSettings(enabled=False))
 
@@ -148,8 +148,8 @@ def ingest_report_json(report: Any, wall: float) -> dict[str, Any]:
 
 
 def ingest_real(home: Path, docs: Sequence[Any]) -> dict[str, Any]:
-    from core.runtime import Runtime
-    from ingest.pipeline import Ingestor
+    from kgrag.core.runtime import Runtime
+    from kgrag.ingest.pipeline import Ingestor
 
     settings = settings_for(home)
     with Runtime(settings) as rt:
@@ -166,9 +166,9 @@ def build_base(home: Path, chunks: int, embedder: Any) -> dict[str, Any]:
     if meta and meta.get("chunks_target") == chunks and meta.get("complete"):
         log(f"distinct corpus {chunks}: cached in {home}")
         return meta
-    from core.runtime import Runtime
-    from core.settings import ChunkingSettings
-    from ingest.chunking import Chunker
+    from kgrag.core.runtime import Runtime
+    from kgrag.core.settings import ChunkingSettings
+    from kgrag.ingest.chunking import Chunker
 
     c = ChunkingSettings()
     chunker = Chunker(embedder.count_tokens, embedder.token_offsets, size=c.size, overlap=c.overlap)
@@ -188,7 +188,7 @@ def build_base(home: Path, chunks: int, embedder: Any) -> dict[str, Any]:
 
 def base_rows(home: Path) -> list[tuple[Any, ...]]:
     """(source, title, position, page, text, token_count, embedding) of every chunk, in document order."""
-    from core.runtime import Runtime
+    from kgrag.core.runtime import Runtime
 
     with Runtime(settings_for(home)) as rt, rt.db.connection() as conn:
         return conn.execute(
@@ -208,9 +208,8 @@ def copy_of(source: str) -> int:
 def build_replicated(home: Path, base_home: Path, chunks: int) -> dict[str, Any]:
     """``chunks`` rows from the base corpus and its copies, written through Store.write_document."""
     import numpy as np
-
-    from core.runtime import Runtime
-    from core.types import ChunkDraft, LoadedDocument, Page
+    from kgrag.core.runtime import Runtime
+    from kgrag.core.types import ChunkDraft, LoadedDocument, Page
 
     meta = read_meta(home)
     if meta and meta.get("chunks_target") == chunks and meta.get("complete"):
@@ -287,11 +286,11 @@ def build_replicated(home: Path, base_home: Path, chunks: int) -> dict[str, Any]
 # -- graph -------------------------------------------------------------------------------------------
 def graph_real(home: Path) -> dict[str, Any]:
     """kg.build.build_graph over the whole corpus (spaCy on every chunk)."""
-    from core.runtime import Runtime
-    from kg.build import build_graph
-    from kg.nlp import load_spacy
-    from kg.parallel import worker_count
-    from kg.store import GraphStore
+    from kgrag.core.runtime import Runtime
+    from kgrag.kg.build import build_graph
+    from kgrag.kg.nlp import load_spacy
+    from kgrag.kg.parallel import worker_count
+    from kgrag.kg.store import GraphStore
 
     settings = settings_for(home)
     nlp = load_spacy(settings.graph.spacy_model)
@@ -317,11 +316,11 @@ def graph_real(home: Path) -> dict[str, Any]:
 
 def graph_replicated(home: Path, base_home: Path, base_graph: dict[str, Any], chunks: int) -> dict[str, Any]:
     """Copies' graph rows re-pointed from the base corpus, then the real build finishes; see module doc."""
-    from core.runtime import Runtime
-    from kg.build import build_graph
-    from kg.extract import Extraction, Mention, Relation
-    from kg.nlp import load_spacy
-    from kg.store import GraphStore
+    from kgrag.core.runtime import Runtime
+    from kgrag.kg.build import build_graph
+    from kgrag.kg.extract import Extraction, Mention, Relation
+    from kgrag.kg.nlp import load_spacy
+    from kgrag.kg.store import GraphStore
 
     with Runtime(settings_for(base_home)) as rt, rt.db.connection() as conn:
         mentions = conn.execute(
@@ -384,7 +383,7 @@ def load_note(start_load: float, cores: int) -> str:
 
 def graph_key(settings: Any) -> str:
     """What a cached graph was built with: a graph from other settings is not this run's figure."""
-    from kg.parallel import worker_count
+    from kgrag.kg.parallel import worker_count
 
     return f"{settings.graph.extraction}:{worker_count(settings.graph.processes)}"
 
@@ -419,8 +418,8 @@ def query_latency(home: Path, qs: Sequence[str], clients: Sequence[int], warm: S
 
     ``warm`` (questions outside ``qs``) run first: a freshly started Postgres reads HNSW and heap pages
     from disk, which is start-up cost, not steady-state latency."""
-    from core.runtime import Runtime
-    from retrieval.pipeline import build_pipeline
+    from kgrag.core.runtime import Runtime
+    from kgrag.retrieval.pipeline import build_pipeline
 
     out: dict[str, Any] = {}
     with Runtime(settings_for(home)) as rt, \
@@ -467,8 +466,7 @@ def query_latency(home: Path, qs: Sequence[str], clients: Sequence[int], warm: S
 def serve(home: Path, port: int) -> None:
     """The server subprocess: the real app over the corpus's data home, loopback only."""
     import uvicorn
-
-    from api.app import create_app
+    from kgrag.api.app import create_app
 
     uvicorn.run(create_app(settings_for(home)), host=LOOPBACK, port=port, log_level="warning", access_log=False)
 
@@ -756,13 +754,13 @@ def main(argv: list[str] | None = None) -> int:
         "json_name": args.out.name, "corpora": {},
     }
     log(f"machine: {results['machine']}")
-    from core.models import load_embedder
-    from core.settings import EmbeddingSettings
+    from kgrag.core.models import load_embedder
+    from kgrag.core.settings import EmbeddingSettings
 
     embedder = load_embedder(EmbeddingSettings())
     if args.ingest_chunks:
-        from core.settings import ChunkingSettings
-        from ingest.chunking import Chunker
+        from kgrag.core.settings import ChunkingSettings
+        from kgrag.ingest.chunking import Chunker
 
         c = ChunkingSettings()
         chunker = Chunker(embedder.count_tokens, embedder.token_offsets, size=c.size, overlap=c.overlap)

@@ -33,11 +33,11 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from core.runtime import Runtime  # noqa: E402
-from core.settings import RerankSettings, RetrievalSettings, Settings  # noqa: E402
-from ingest.loaders import load_text  # noqa: E402
-from ingest.pipeline import Ingestor  # noqa: E402
-from retrieval.pipeline import build_pipeline  # noqa: E402
+from kgrag.core.runtime import Runtime  # noqa: E402
+from kgrag.core.settings import RerankSettings, RetrievalSettings, Settings  # noqa: E402
+from kgrag.ingest.loaders import load_text  # noqa: E402
+from kgrag.ingest.pipeline import Ingestor  # noqa: E402
+from kgrag.retrieval.pipeline import build_pipeline  # noqa: E402
 
 QUESTIONS = [
     "Who founded the company that acquired Lumen Robotics?",

@@ -21,11 +21,11 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from core.runtime import Runtime
-from core.settings import Settings
-from core.types import LoadedDocument
-from ingest.loaders import load_text
-from ingest.pipeline import Ingestor, IngestReport
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import Settings
+from kgrag.core.types import LoadedDocument
+from kgrag.ingest.loaders import load_text
+from kgrag.ingest.pipeline import Ingestor, IngestReport
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "data"

@@ -60,7 +60,7 @@ def replica_env(home: Path, url: str, **extra: str) -> dict[str, str]:
 def serve_replica(home: Path, url: str, log: Path, **extra: str) -> Iterator[httpx.Client]:
     """`kgrag serve` in its own process; yields an HTTP client once /readyz answers 200."""
     port = free_port()
-    command = [sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--log-level", "warning"]
+    command = [sys.executable, "-m", "kgrag", "serve", "--port", str(port), "--log-level", "warning"]
     with log.open("wb") as out:
         proc = subprocess.Popen(command, cwd=REPO, env=replica_env(home, url, **extra), stdout=out,
                                 stderr=subprocess.STDOUT)

@@ -35,14 +35,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from core.runtime import Runtime
-from core.settings import RerankSettings, Settings
-from core.types import LoadedDocument
-from ingest.loaders import load_text
-from ingest.pipeline import Ingestor
-from retrieval.base import Query
-from retrieval.fusion import reciprocal_rank_fusion
-from retrieval.pipeline import build_pipeline
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import RerankSettings, Settings
+from kgrag.core.types import LoadedDocument
+from kgrag.ingest.loaders import load_text
+from kgrag.ingest.pipeline import Ingestor
+from kgrag.retrieval.base import Query
+from kgrag.retrieval.fusion import reciprocal_rank_fusion
+from kgrag.retrieval.pipeline import build_pipeline
 
 SCIFACT = Path("/work/shared/data/scifact")
 

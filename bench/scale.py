@@ -90,8 +90,7 @@ class BaseDoc:
 def read_base(homes: Sequence[Path]) -> list[BaseDoc]:
     """Every document of the base homes with its chunks, vectors and graph rows."""
     import numpy as np
-
-    from core.runtime import Runtime
+    from kgrag.core.runtime import Runtime
 
     docs: list[BaseDoc] = []
     for n, home in enumerate(homes):
@@ -221,11 +220,10 @@ def rewrite_text(text: str, mentions: Sequence[tuple[str, str, str, int]], ren: 
 def build_corpus(home: Path, docs: Sequence[BaseDoc], chunks: int, fit: dict[str, Any]) -> dict[str, Any]:
     """Documents, chunks and graph rows for ``chunks`` chunks; resumable copy by copy (see module doc)."""
     import numpy as np
-
-    from core.runtime import Runtime
-    from core.types import ChunkDraft, LoadedDocument, Page
-    from kg.extract import Extraction, Mention, Relation
-    from kg.store import GraphStore
+    from kgrag.core.runtime import Runtime
+    from kgrag.core.types import ChunkDraft, LoadedDocument, Page
+    from kgrag.kg.extract import Extraction, Mention, Relation
+    from kgrag.kg.store import GraphStore
 
     meta = harness.read_meta(home) or {}
     if meta.get("chunks_target") == chunks and meta.get("complete"):
@@ -374,11 +372,10 @@ def measure_child(args: list[str], *, label: str, cap_mb: float | None = None,
 def child_graph_build(home: Path) -> None:
     """Everything a graph build does after extraction (nothing is pending: the rows are stored)."""
     import psutil
-
-    from core.runtime import Runtime
-    from kg.build import build_graph
-    from kg.nlp import load_spacy
-    from kg.store import GraphStore
+    from kgrag.core.runtime import Runtime
+    from kgrag.kg.build import build_graph
+    from kgrag.kg.nlp import load_spacy
+    from kgrag.kg.store import GraphStore
 
     settings = harness.settings_for(home)
     nlp = load_spacy(settings.graph.spacy_model)
@@ -399,8 +396,7 @@ def child_graph_build(home: Path) -> None:
 def child_graph_load(home: Path) -> None:
     """A fresh replica's load of the built graph (the arrays beside the file, memory-mapped)."""
     import psutil
-
-    from kg.index import load_graph
+    from kgrag.kg.index import load_graph
 
     path = harness.settings_for(home).graph_path
     rss0 = psutil.Process().memory_info().rss
@@ -420,7 +416,7 @@ def prewarm(home: Path) -> dict[str, Any]:
     million chunks), and the spread checkpoint that follows would otherwise write it out on these two
     cores while the latency runs measure. Reads the embedded server's relation files (the packaged
     Postgres has no pg_prewarm); a database given by URL is left as it is."""
-    from core.runtime import Runtime
+    from kgrag.core.runtime import Runtime
 
     settings = harness.settings_for(home)
     if settings.database.url:
@@ -630,8 +626,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     bases = list(args.base)
     if not bases:
-        from core.models import load_embedder
-        from core.settings import EmbeddingSettings
+        from kgrag.core.models import load_embedder
+        from kgrag.core.settings import EmbeddingSettings
 
         base_home = args.cache / "real-all"
         harness.build_base(base_home, 10**9, load_embedder(EmbeddingSettings()))

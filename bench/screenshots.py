@@ -40,14 +40,14 @@ def main() -> None:
     args = parser.parse_args()
 
     import soak
+    from kgrag.api.app import create_app
+    from kgrag.core.runtime import Runtime
+    from kgrag.core.settings import AnswerSettings, RerankSettings, Settings
+    from kgrag.ingest.pipeline import Ingestor
+    from kgrag.kg.build import build_graph
+    from kgrag.kg.nlp import load_spacy
+    from kgrag.kg.store import GraphStore
 
-    from api.app import create_app
-    from core.runtime import Runtime
-    from core.settings import AnswerSettings, RerankSettings, Settings
-    from ingest.pipeline import Ingestor
-    from kg.build import build_graph
-    from kg.nlp import load_spacy
-    from kg.store import GraphStore
     from tests.browser import browser_page
 
     args.out.mkdir(parents=True, exist_ok=True)

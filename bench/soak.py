@@ -240,8 +240,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("KGRAG_HOME", ".kgrag/soak")
 
-    from api.app import create_app
-    from core.settings import Settings
+    from kgrag.api.app import create_app
+    from kgrag.core.settings import Settings
 
     app = create_app(Settings())
     with serve_in_thread(app) as url:

@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kgrag.core.db import Database, database_id
+from kgrag.core.errors import KgragError
 from psycopg.types.json import Jsonb
-
-from core.db import Database, database_id
-from core.errors import KgragError
 
 BM25, GRAPH = "bm25", "graph"
 CHANNEL = "kgrag_artifacts"

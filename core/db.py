@@ -16,12 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+from kgrag.core.errors import ConfigError, DatabaseError, DatabaseUnavailableError
+from kgrag.core.schema import MIGRATIONS
+from kgrag.core.settings import Settings
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
-
-from core.errors import ConfigError, DatabaseError, DatabaseUnavailableError
-from core.schema import MIGRATIONS
-from core.settings import Settings
 
 log = logging.getLogger(__name__)
 

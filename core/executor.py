@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import socket
+import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -21,8 +23,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
-from core.errors import ConfigError, KgragError
-from core.settings import ExecutorSettings
+from kgrag.core.errors import ConfigError, KgragError
+from kgrag.core.settings import ExecutorSettings
 
 T = TypeVar("T")
 
@@ -51,6 +53,17 @@ def _package_dirs() -> list[Path]:
     return [root / name for name in PROJECT_PACKAGES]
 
 
+def _shipped_package(folder: Path) -> Path:
+    """The ``kgrag`` package Ray ships to its workers: the project folders copied under one ``kgrag``
+    folder, as the wheel installs them (in the repository they are separate top-level folders)."""
+    package = folder / "kgrag"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for source in _package_dirs():
+        shutil.copytree(source, package / source.name, ignore=shutil.ignore_patterns("__pycache__"))
+    return package
+
+
 def code_digest() -> str:
     """A hash of the project's source as this process sees it: workers must run the driver's code."""
     h = hashlib.sha256()
@@ -72,8 +85,9 @@ def ray_session(settings: ExecutorSettings) -> Iterator[ModuleType]:
     if ray.is_initialized():
         yield ray
         return
+    staging = Path(tempfile.mkdtemp(prefix="kgrag-ray-"))
     runtime_env = {
-        "py_modules": [str(p) for p in _package_dirs()],
+        "py_modules": [str(_shipped_package(staging))],
         "env_vars": {name: os.environ[name] for name in PASSED_ENV if name in os.environ},
     }
     if settings.ray_address:
@@ -84,6 +98,7 @@ def ray_session(settings: ExecutorSettings) -> Iterator[ModuleType]:
         else:
             ray.init(num_cpus=settings.ray_cpus or None, include_dashboard=False, runtime_env=runtime_env)
     except Exception as exc:  # Ray raises ConnectionError, RuntimeError or its own types here
+        shutil.rmtree(staging, ignore_errors=True)
         where = f"the Ray cluster at {settings.ray_address!r}" if settings.ray_address else "a local Ray"
         raise KgragError(
             f"cannot start or reach {where} ({type(exc).__name__}: {exc})", fix=ADDRESS_FIX,
@@ -92,6 +107,7 @@ def ray_session(settings: ExecutorSettings) -> Iterator[ModuleType]:
         yield ray
     finally:
         ray.shutdown()
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def check_reachable(address: str) -> None:

@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from core.errors import ModelUnavailableError
-from core.settings import PACKAGED_EMBEDDING_MODEL, EmbeddingSettings
+from kgrag.core.errors import ModelUnavailableError
+from kgrag.core.settings import PACKAGED_EMBEDDING_MODEL, EmbeddingSettings
 
 
 def resolve_embedding_model(name: str) -> str:

@@ -9,11 +9,11 @@ from __future__ import annotations
 import threading
 from functools import cached_property
 
-from core.artifacts import ArtifactStore
-from core.db import Database, check_embedding_model
-from core.models import Embedder, load_embedder
-from core.settings import Settings
-from core.store import Store
+from kgrag.core.artifacts import ArtifactStore
+from kgrag.core.db import Database, check_embedding_model
+from kgrag.core.models import Embedder, load_embedder
+from kgrag.core.settings import Settings
+from kgrag.core.store import Store
 
 
 class Runtime:

@@ -14,12 +14,11 @@ from typing import Any, Literal
 
 import numpy as np
 import psycopg
+from kgrag.core.db import Database
+from kgrag.core.errors import NotFoundError
+from kgrag.core.types import ChunkDraft, ChunkRecord, DocumentRecord, DocumentStatus, Filters, LoadedDocument
 from pgvector import Vector
 from psycopg.types.json import Jsonb
-
-from core.db import Database
-from core.errors import NotFoundError
-from core.types import ChunkDraft, ChunkRecord, DocumentRecord, DocumentStatus, Filters, LoadedDocument
 
 WriteOutcome = Literal["added", "replaced", "unchanged"]
 

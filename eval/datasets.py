@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.errors import IngestError, InvalidInputError
-from core.types import LoadedDocument
-from ingest.loaders import SUPPORTED_SUFFIXES, load_bytes, load_text
+from kgrag.core.errors import IngestError, InvalidInputError
+from kgrag.core.types import LoadedDocument
+from kgrag.ingest.loaders import SUPPORTED_SUFFIXES, load_bytes, load_text
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,9 +12,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from core.errors import InvalidInputError
-from core.settings import Settings
-from eval.metrics import mean, percentile, retrieval_scores
+from kgrag.core.errors import InvalidInputError
+from kgrag.core.settings import Settings
+from kgrag.eval.metrics import mean, percentile, retrieval_scores
 
 COLUMNS: list[tuple[str, str, str]] = [
     # (key, header, format)
@@ -160,7 +160,7 @@ def chart(results: dict[str, Any], path: Path) -> None:
 
 def check_stamp(results: dict[str, Any], *, settings: Settings, repo_root: Path) -> list[str]:
     """Reasons the results no longer describe the current default system (empty: still valid)."""
-    from eval.datasets import load_dataset
+    from kgrag.eval.datasets import load_dataset
 
     st = results["stamp"]
     problems = []

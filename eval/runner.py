@@ -19,14 +19,14 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from core.runtime import Runtime
-from eval.datasets import Dataset, EvalQuestion, unit_of_source
-from eval.metrics import dedupe, keyword_recall
-from ingest.pipeline import Ingestor
-from retrieval.answer.base import complete
-from retrieval.answer.factory import answerer_for
-from retrieval.answer.grounded import gate, passages_from
-from retrieval.pipeline import PipelineResult, QueryPipeline, build_pipeline
+from kgrag.core.runtime import Runtime
+from kgrag.eval.datasets import Dataset, EvalQuestion, unit_of_source
+from kgrag.eval.metrics import dedupe, keyword_recall
+from kgrag.ingest.pipeline import Ingestor
+from kgrag.retrieval.answer.base import complete
+from kgrag.retrieval.answer.factory import answerer_for
+from kgrag.retrieval.answer.grounded import gate, passages_from
+from kgrag.retrieval.pipeline import PipelineResult, QueryPipeline, build_pipeline
 
 SIGNALS = ("dense", "bm25", "graph")
 RESULTS_FORMAT = 1
@@ -61,9 +61,9 @@ def run_configs(*, ablate: bool, rerank_available: bool, default_signals: Sequen
 
 def prepare_corpus(rt: Runtime, dataset: Dataset, progress: Progress | None = None) -> dict[str, Any]:
     """Ingest (unchanged documents are skipped cheaply) and bring the graph up to date."""
-    from kg.build import build_graph
-    from kg.nlp import load_spacy
-    from kg.store import GraphStore
+    from kgrag.kg.build import build_graph
+    from kgrag.kg.nlp import load_spacy
+    from kgrag.kg.store import GraphStore
 
     ingestor = Ingestor.from_runtime(rt, allow_duplicates=True)  # every judged unit is kept, even a twin
     docs = list(dataset.documents())

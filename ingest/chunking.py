@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from core.types import ChunkDraft, Page
+from kgrag.core.types import ChunkDraft, Page
 
 CountTokens = Callable[[Sequence[str]], list[int]]
 TokenOffsets = Callable[[str], list[tuple[int, int]]]

@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from core.errors import IngestError
-from core.types import LoadedDocument, Page
+from kgrag.core.errors import IngestError
+from kgrag.core.types import LoadedDocument, Page
 
 SUPPORTED_SUFFIXES: dict[str, str] = {
     ".pdf": "application/pdf",

@@ -20,16 +20,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
-
-from core.errors import ConfigError, DatabaseUnavailableError, IngestError, KgragError
-from core.executor import RayWorker, in_order, ray_session, start_actors, stop_actors
-from core.models import Embedder, load_embedder
-from core.runtime import Runtime
-from core.settings import ChunkingSettings, EmbeddingSettings, ExecutorSettings, IngestSettings
-from core.store import Store, WriteResult
-from core.types import ChunkDraft, LoadedDocument
-from ingest.chunking import Chunker
-from ingest.loaders import SUPPORTED_SUFFIXES, discover, load_file
+from kgrag.core.errors import ConfigError, DatabaseUnavailableError, IngestError, KgragError
+from kgrag.core.executor import RayWorker, in_order, ray_session, start_actors, stop_actors
+from kgrag.core.models import Embedder, load_embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import ChunkingSettings, EmbeddingSettings, ExecutorSettings, IngestSettings
+from kgrag.core.store import Store, WriteResult
+from kgrag.core.types import ChunkDraft, LoadedDocument
+from kgrag.ingest.chunking import Chunker
+from kgrag.ingest.loaders import SUPPORTED_SUFFIXES, discover, load_file
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)

@@ -16,11 +16,10 @@ import threading
 from dataclasses import dataclass
 
 import numpy as np
-
-from core.errors import NotFoundError
-from kg.canonical import canonical_name, entity_key
-from kg.extract import TITLE_LABEL
-from kg.index import LoadedGraph
+from kgrag.core.errors import NotFoundError
+from kgrag.kg.canonical import canonical_name, entity_key
+from kgrag.kg.extract import TITLE_LABEL
+from kgrag.kg.index import LoadedGraph
 
 MAX_VIEW = 300
 """No view returns more entities than this, however large the graph."""

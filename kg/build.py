@@ -18,14 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.artifacts import GRAPH, ArtifactStore
-from core.settings import ExecutorSettings, GraphSettings
-from kg.documents import document_layer
-from kg.graphfile import FORMAT, GRAPH_FILE, move_atomic, write_graph, write_sidecar
-from kg.index import ARRAYS_PREFIX, Assembler, install_arrays, save_arrays
-from kg.nlp import model_id
-from kg.parallel import extract_in_order, extract_with_ray, worker_count
-from kg.store import GraphStore
+from kgrag.core.artifacts import GRAPH, ArtifactStore
+from kgrag.core.settings import ExecutorSettings, GraphSettings
+from kgrag.kg.documents import document_layer
+from kgrag.kg.graphfile import FORMAT, GRAPH_FILE, move_atomic, write_graph, write_sidecar
+from kgrag.kg.index import ARRAYS_PREFIX, Assembler, install_arrays, save_arrays
+from kgrag.kg.nlp import model_id
+from kgrag.kg.parallel import extract_in_order, extract_with_ray, worker_count
+from kgrag.kg.store import GraphStore
 
 EXTRACTOR_VERSION = 1
 """Bump when extraction logic changes what it finds: stored rows from an older extractor are redone."""

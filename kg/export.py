@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import networkx as nx
+from kgrag.core.artifacts import check_database
+from kgrag.core.db import database_id
+from kgrag.core.errors import NotFoundError
+from kgrag.core.store import Store
+from kgrag.kg.canonical import canonical_name, entity_key
 from rapidfuzz import process
-
-from core.artifacts import check_database
-from core.db import database_id
-from core.errors import NotFoundError
-from core.store import Store
-from kg.canonical import canonical_name, entity_key
 
 Ranking = Literal["degree", "pagerank"]
 HTML_DEFAULT_TOP = 300

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.settings import ExtractionMode, GraphSettings
-from kg.canonical import GENERIC_TAILS, canonical_name, entity_key, most_common, resolve_aliases
-from kg.nlp import ENTITY_COMPONENTS, SYNTAX_COMPONENTS, disabled_for
+from kgrag.core.settings import ExtractionMode, GraphSettings
+from kgrag.kg.canonical import GENERIC_TAILS, canonical_name, entity_key, most_common, resolve_aliases
+from kgrag.kg.nlp import ENTITY_COMPONENTS, SYNTAX_COMPONENTS, disabled_for
 
 TITLE_LABEL = "TITLE"
 CO_OCCURS = "co-occurs"

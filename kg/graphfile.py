@@ -26,12 +26,11 @@ from typing import IO, Any, Protocol
 
 import networkx as nx
 import numpy as np
-
-from kg.canonical import canonical_name, entity_key, most_common
-from kg.documents import DocumentLayer
-from kg.extract import TITLE_LABEL, Mention, Relation
-from kg.store import GraphSnapshot
-from kg.traversal import global_pagerank
+from kgrag.kg.canonical import canonical_name, entity_key, most_common
+from kgrag.kg.documents import DocumentLayer
+from kgrag.kg.extract import TITLE_LABEL, Mention, Relation
+from kgrag.kg.store import GraphSnapshot
+from kgrag.kg.traversal import global_pagerank
 
 FORMAT = "kgrag-graph/2"
 GRAPH_FILE = "graph.json.gz"

@@ -23,11 +23,10 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-
-from core.artifacts import ArtifactRefusedError, check_database
-from kg.documents import TitleDocument, TitleIndex
-from kg.graphfile import DOCUMENT, GRAPH_FILE, MENTIONS_DOCUMENT, TITLED, document_id, read_data, write_sidecar
-from kg.tables import (
+from kgrag.core.artifacts import ArtifactRefusedError, check_database
+from kgrag.kg.documents import TitleDocument, TitleIndex
+from kgrag.kg.graphfile import DOCUMENT, GRAPH_FILE, MENTIONS_DOCUMENT, TITLED, document_id, read_data, write_sidecar
+from kgrag.kg.tables import (
     IntLookup,
     Lookup,
     SortedStrings,
@@ -41,7 +40,7 @@ from kg.tables import (
     write_sorted_strings,
     write_strings,
 )
-from kg.traversal import row_normalised
+from kgrag.kg.traversal import row_normalised
 
 Signature = tuple[int, int, int]
 
@@ -238,7 +237,7 @@ class Assembler:
         self._edges += 1
 
     def finish(self, manifest: dict[str, Any], *, path: Path, signature: Signature) -> LoadedGraph:
-        from kg.canonical import entity_key
+        from kgrag.kg.canonical import entity_key
 
         n = len(self.keys)
         aliases: dict[str, set[int]] = defaultdict(set)

@@ -17,12 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from kgrag.kg.canonical import canonical_name, entity_key
+from kgrag.kg.documents import specificity, tokens
+from kgrag.kg.index import LoadedGraph, fuzzy_bucket
+from kgrag.kg.nlp import LINK_COMPONENTS, disabled_for
 from rapidfuzz import fuzz, process
-
-from kg.canonical import canonical_name, entity_key
-from kg.documents import specificity, tokens
-from kg.index import LoadedGraph, fuzzy_bucket
-from kg.nlp import LINK_COMPONENTS, disabled_for
 
 _WORD = re.compile(r"[\w&]+(?:['’.\-][\w&]+)*", re.UNICODE)
 

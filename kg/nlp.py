@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from core.errors import ModelUnavailableError
+from kgrag.core.errors import ModelUnavailableError
 
 _lock = threading.Lock()
 _loaded: dict[str, Any] = {}

@@ -25,10 +25,10 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from core.errors import KgragError
-from core.executor import RayWorker, in_order, ray_session, start_actors, stop_actors
-from core.settings import ExecutorSettings, GraphSettings
-from kg.extract import ChunkText, Extraction, Extractor
+from kgrag.core.errors import KgragError
+from kgrag.core.executor import RayWorker, in_order, ray_session, start_actors, stop_actors
+from kgrag.core.settings import ExecutorSettings, GraphSettings
+from kgrag.kg.extract import ChunkText, Extraction, Extractor
 
 MAX_AUTO_WORKERS = 4
 """``processes = 0`` means one per available core, capped: each worker holds its own model (~200 MB)."""
@@ -86,7 +86,7 @@ _worker: Extractor | None = None
 
 
 def _start_worker(settings: GraphSettings) -> None:
-    from kg.nlp import load_spacy
+    from kgrag.kg.nlp import load_spacy
 
     global _worker
     _exit_with_parent(os.getppid())
@@ -113,7 +113,7 @@ class RayExtractor(RayWorker):
     """A Ray actor holding one spaCy pipeline (loaded once, when the actor starts)."""
 
     def __init__(self, settings: GraphSettings) -> None:
-        from kg.nlp import load_spacy
+        from kgrag.kg.nlp import load_spacy
 
         self._extractor = Extractor.from_settings(load_spacy(settings.spacy_model), settings)
 

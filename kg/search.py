@@ -14,10 +14,9 @@ from itertools import pairwise
 from typing import Literal
 
 import numpy as np
-
-from kg.index import LoadedGraph
-from kg.linking import LinkedEntity
-from kg.traversal import khop_scores, ppr_push, shortest_paths, spread_to_columns
+from kgrag.kg.index import LoadedGraph
+from kgrag.kg.linking import LinkedEntity
+from kgrag.kg.traversal import khop_scores, ppr_push, shortest_paths, spread_to_columns
 
 Traversal = Literal["ppr", "khop"]
 

@@ -12,9 +12,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from core.db import Database
-from core.errors import BuildLockedError
-from kg.extract import ChunkText, Extraction, Mention, Relation
+from kgrag.core.db import Database
+from kgrag.core.errors import BuildLockedError
+from kgrag.kg.extract import ChunkText, Extraction, Mention, Relation
 
 BUILD_LOCK_KEY = 0x6B67726167_01  # "kgrag" + 1: the graph build
 PARAMS_META_KEY = "graph_params"

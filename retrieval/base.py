@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from core.types import Filters, Hit
+from kgrag.core.types import Filters, Hit
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,13 +35,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from core.artifacts import BM25, Artifact, ArtifactStore, check_database
-from core.db import advisory_lock
-from core.settings import RetrievalSettings
-from core.store import Store, filters_sql
-from core.types import Filters, Hit
-from retrieval.base import Query, RetrievalResult, StageStatus
+from kgrag.core.artifacts import BM25, Artifact, ArtifactStore, check_database
+from kgrag.core.db import advisory_lock
+from kgrag.core.settings import RetrievalSettings
+from kgrag.core.store import Store, filters_sql
+from kgrag.core.types import Filters, Hit
+from kgrag.retrieval.base import Query, RetrievalResult, StageStatus
 
 SIGNAL = "bm25"
 TOKENIZER_VERSION = "v1-nfkc-casefold-lucene_en_stop-snowball_en-cjk_uni_bi"

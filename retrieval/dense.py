@@ -15,13 +15,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-
-from core.db import Database
-from core.models import Embedder
-from core.settings import RetrievalSettings
-from core.store import filters_sql
-from core.types import Filters, Hit
-from retrieval.base import Query, RetrievalResult, StageStatus
+from kgrag.core.db import Database
+from kgrag.core.models import Embedder
+from kgrag.core.settings import RetrievalSettings
+from kgrag.core.store import filters_sql
+from kgrag.core.types import Filters, Hit
+from kgrag.retrieval.base import Query, RetrievalResult, StageStatus
 
 SIGNAL = "dense"
 MAX_SCAN_TUPLES = 20_000

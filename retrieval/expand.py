@@ -16,9 +16,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from core.errors import ConfigError
-from core.settings import Settings
-from retrieval.answer.base import TextModel
+from kgrag.core.errors import ConfigError
+from kgrag.core.settings import Settings
+from kgrag.retrieval.answer.base import TextModel
 
 DECOMPOSE = "decompose"
 HYDE = "hyde"
@@ -86,7 +86,7 @@ def require_llm(settings: Settings, environ: Mapping[str, str] | None = None) ->
     stages = enabled_stages(settings)
     if not stages:
         return None
-    from retrieval.answer.factory import make_text_model
+    from kgrag.retrieval.answer.factory import make_text_model
 
     llm = make_text_model(settings.answer, environ=environ)
     if llm is None:

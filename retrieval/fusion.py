@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.types import Hit
+from kgrag.core.types import Hit
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,7 +42,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from core.settings import AnswerSettings
+from kgrag.core.settings import AnswerSettings
 
 Verdict = Literal["pass", "refuse", "warn"]
 

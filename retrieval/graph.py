@@ -14,16 +14,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from core.artifacts import ArtifactRefusedError
-from core.runtime import Runtime
-from core.settings import GraphSettings
-from core.store import filters_sql
-from core.types import Hit
-from kg.index import GraphHolder, LoadedGraph
-from kg.linking import TITLE, LinkedEntity, Linker
-from kg.search import explain, score
-from kg.store import GraphStore
-from retrieval.base import Query, RetrievalResult, StageStatus
+from kgrag.core.artifacts import ArtifactRefusedError
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import GraphSettings
+from kgrag.core.store import filters_sql
+from kgrag.core.types import Hit
+from kgrag.kg.index import GraphHolder, LoadedGraph
+from kgrag.kg.linking import TITLE, LinkedEntity, Linker
+from kgrag.kg.search import explain, score
+from kgrag.kg.store import GraphStore
+from kgrag.retrieval.base import Query, RetrievalResult, StageStatus
 
 log = logging.getLogger(__name__)
 
@@ -177,7 +177,7 @@ class _LazyLinker:
         if self._linker is None:
             with self._lock:
                 if self._linker is None:
-                    from kg.nlp import load_spacy
+                    from kgrag.kg.nlp import load_spacy
 
                     nlp = load_spacy(self.settings.spacy_model)
                     self._linker = Linker(nlp, labels=self.settings.entity_labels,

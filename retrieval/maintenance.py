@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.runtime import Runtime
-from core.types import DocumentRecord
-from retrieval.bm25 import BM25Index, index_root, publish_index
+from kgrag.core.runtime import Runtime
+from kgrag.core.types import DocumentRecord
+from kgrag.retrieval.bm25 import BM25Index, index_root, publish_index
 
 
 def delete_document_everywhere(rt: Runtime, document_id: int) -> DocumentRecord:

@@ -21,18 +21,18 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.errors import InvalidInputError, KgragError, RetrievalFailedError
-from core.runtime import Runtime
-from core.settings import Settings
-from core.store import Store
-from core.types import ChunkRecord, Filters
-from retrieval.answer.base import TextModel
-from retrieval.base import Query, RetrievalResult, Retriever, StageStatus
-from retrieval.bm25 import BM25Retriever
-from retrieval.dense import DenseRetriever
-from retrieval.expand import ExtraQuery, enabled_stages, require_llm, stage_queries
-from retrieval.fusion import FusedHit, reciprocal_rank_fusion
-from retrieval.rerank import Reranker, RerankerUnavailable
+from kgrag.core.errors import InvalidInputError, KgragError, RetrievalFailedError
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import Settings
+from kgrag.core.store import Store
+from kgrag.core.types import ChunkRecord, Filters
+from kgrag.retrieval.answer.base import TextModel
+from kgrag.retrieval.base import Query, RetrievalResult, Retriever, StageStatus
+from kgrag.retrieval.bm25 import BM25Retriever
+from kgrag.retrieval.dense import DenseRetriever
+from kgrag.retrieval.expand import ExtraQuery, enabled_stages, require_llm, stage_queries
+from kgrag.retrieval.fusion import FusedHit, reciprocal_rank_fusion
+from kgrag.retrieval.rerank import Reranker, RerankerUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.settings import RerankSettings
-from retrieval.base import StageStatus
+from kgrag.core.settings import RerankSettings
+from kgrag.retrieval.base import StageStatus
 
 
 class RerankerUnavailable(Exception):

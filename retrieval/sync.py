@@ -21,16 +21,15 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import psycopg
-
-from core.artifacts import BM25, CHANNEL, CORPUS_CHANNEL, GRAPH, Artifact
-from core.errors import KgragError
-from core.runtime import Runtime
-from kg.graphfile import installed_artifact
-from kg.index import GraphHolder
-from retrieval.bm25 import BM25Retriever, try_publish_index
+from kgrag.core.artifacts import BM25, CHANNEL, CORPUS_CHANNEL, GRAPH, Artifact
+from kgrag.core.errors import KgragError
+from kgrag.core.runtime import Runtime
+from kgrag.kg.graphfile import installed_artifact
+from kgrag.kg.index import GraphHolder
+from kgrag.retrieval.bm25 import BM25Retriever, try_publish_index
 
 if TYPE_CHECKING:
-    from retrieval.pipeline import QueryPipeline
+    from kgrag.retrieval.pipeline import QueryPipeline
 
 log = logging.getLogger("kgrag.sync")
 

@@ -20,9 +20,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from core.models import Embedder, load_embedder
-from core.runtime import Runtime
-from core.settings import DatabaseSettings, EmbeddingSettings, Settings
+from kgrag.core.models import Embedder, load_embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import DatabaseSettings, EmbeddingSettings, Settings
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES_DIR = REPO_ROOT / "examples"

@@ -13,7 +13,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from kg.graphfile import FORMAT, write_atomic
+from kgrag.kg.graphfile import FORMAT, write_atomic
 
 HUBS = ("American", "British", "French", "German")
 LABELS = ("PERSON", "PERSON", "PERSON", "GPE", "ORG", "WORK_OF_ART", "LOC", "EVENT")

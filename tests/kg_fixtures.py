@@ -6,20 +6,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from core.runtime import Runtime
-from core.settings import GraphSettings
-from ingest.pipeline import Ingestor, IngestReport
-from kg.build import BuildReport, build_graph
-from kg.store import GraphStore
-from retrieval.maintenance import publish_bm25
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import GraphSettings
+from kgrag.ingest.pipeline import Ingestor, IngestReport
+from kgrag.kg.build import BuildReport, build_graph
+from kgrag.kg.store import GraphStore
+from kgrag.retrieval.maintenance import publish_bm25
 
 GRAPH_CORPUS = Path(__file__).resolve().parent / "data" / "graph_corpus"
 
 
 @pytest.fixture(scope="session", name="nlp")
 def nlp_fixture() -> Any:
-    from kg.nlp import load_spacy
+    from kgrag.kg.nlp import load_spacy
 
     return load_spacy(GraphSettings().spacy_model)
 

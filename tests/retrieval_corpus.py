@@ -15,14 +15,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
-
-from core.models import Embedder
-from core.runtime import Runtime
-from core.settings import DatabaseSettings, Settings
-from core.types import LoadedDocument
-from ingest.loaders import load_text
-from ingest.pipeline import Ingestor, IngestReport
-from retrieval.maintenance import publish_bm25
+from kgrag.core.models import Embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import DatabaseSettings, Settings
+from kgrag.core.types import LoadedDocument
+from kgrag.ingest.loaders import load_text
+from kgrag.ingest.pipeline import Ingestor, IngestReport
+from kgrag.retrieval.maintenance import publish_bm25
 
 SCIFACT = Path(__file__).resolve().parent / "data" / "scifact"
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.models import Embedder
-from core.settings import AnswerSettings
-from core.types import ChunkRecord
-from retrieval.answer import ExtractiveAnswerer, Passage, complete, number_passages, resolve_citations
-from retrieval.answer.extractive import EXTRACTIVE_NOTICE, answer_labels, entity_bonus, split_sentences
-from retrieval.gate import Evidence, assess
+from kgrag.core.models import Embedder
+from kgrag.core.settings import AnswerSettings
+from kgrag.core.types import ChunkRecord
+from kgrag.retrieval.answer import ExtractiveAnswerer, Passage, complete, number_passages, resolve_citations
+from kgrag.retrieval.answer.extractive import EXTRACTIVE_NOTICE, answer_labels, entity_bonus, split_sentences
+from kgrag.retrieval.gate import Evidence, assess
+
 from tests.kg_fixtures import nlp_fixture  # noqa: F401  (the `nlp` fixture)
 
 CHUNKS = [
@@ -152,7 +153,7 @@ def test_graph_entities_and_answer_types_rank_sentences(embedder: Embedder, nlp:
 
 
 def _scores(answerer: ExtractiveAnswerer, question: str, passages: tuple[Passage, ...]) -> list[float]:
-    from retrieval.answer.extractive import _Sentence
+    from kgrag.retrieval.answer.extractive import _Sentence
 
     per = split_sentences(nlp_of(answerer), [p.text for p in passages])
     sentences = [_Sentence(p, text, ents) for p, ss in zip(passages, per, strict=True) for text, ents in ss]

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from core.errors import ConfigError, ModelUnavailableError
-from core.settings import AnswerSettings
-from core.types import ChunkRecord
-from retrieval.answer import (
+from kgrag.core.errors import ConfigError, ModelUnavailableError
+from kgrag.core.settings import AnswerSettings
+from kgrag.core.types import ChunkRecord
+from kgrag.retrieval.answer import (
     Answer,
     ExtractiveAnswerer,
     GeminiAnswerer,
@@ -16,6 +15,7 @@ from retrieval.answer import (
     make_answerer,
     number_passages,
 )
+
 from tests.gemini_standin import running_standin
 from tests.kg_fixtures import nlp_fixture  # noqa: F401  (the `nlp` fixture)
 

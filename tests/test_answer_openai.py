@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import SecretStr
-
-from core.errors import ConfigError, ModelUnavailableError
-from core.settings import AnswerSettings
-from retrieval.answer import (
+from kgrag.core.errors import ConfigError, ModelUnavailableError
+from kgrag.core.settings import AnswerSettings
+from kgrag.retrieval.answer import (
     Answer,
     ExtractiveAnswerer,
     GeminiAnswerer,
@@ -18,6 +16,8 @@ from retrieval.answer import (
     number_passages,
     resolve_backend,
 )
+from pydantic import SecretStr
+
 from tests.kg_fixtures import nlp_fixture  # noqa: F401  (the `nlp` fixture)
 from tests.openai_standin import running_openai_standin
 from tests.test_answer_gemini import CHUNKS

@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from kgrag.core.models import Embedder
+from kgrag.core.settings import ApiSettings, Settings
 
-from core.models import Embedder
-from core.settings import ApiSettings, Settings
 from tests.test_api_support import api_settings, client_for
 
 KEYS = ["key-one-0123456789", "key-two-9876543210"]
@@ -126,7 +126,7 @@ def test_cors_is_off_unless_configured(make_settings: Callable[..., Settings], e
 
 
 def test_app_owns_its_runtime_when_none_is_given(make_settings: Callable[..., Settings]) -> None:
-    from api.app import create_app
+    from kgrag.api.app import create_app
 
     app = create_app(api_settings(make_settings))
     with TestClient(app) as c:

@@ -8,12 +8,12 @@ from collections.abc import Iterator
 import httpx
 import openai
 import pytest
+from kgrag.api.app import create_app
+from kgrag.core.models import Embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import ApiSettings, Settings
+from kgrag.ingest.pipeline import Ingestor
 
-from api.app import create_app
-from core.models import Embedder
-from core.runtime import Runtime
-from core.settings import ApiSettings, Settings
-from ingest.pipeline import Ingestor
 from tests.conftest import EXAMPLES_DIR, REPO_ROOT
 from tests.test_api_support import api_settings
 
@@ -32,7 +32,7 @@ def server(pg_server: str, embedder: Embedder, tmp_path_factory: pytest.TempPath
     home = tmp_path_factory.mktemp("chat")
 
     def make(**overrides: object) -> Settings:
-        from core.settings import DatabaseSettings
+        from kgrag.core.settings import DatabaseSettings
 
         values: dict[str, object] = {"home": home, "database": DatabaseSettings(url=create_database(pg_server))}
         values.update(overrides)

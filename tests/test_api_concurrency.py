@@ -14,9 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 import psycopg
+from kgrag.core.models import Embedder
+from kgrag.core.settings import ChunkingSettings, RetrievalSettings, Settings
 
-from core.models import Embedder
-from core.settings import ChunkingSettings, RetrievalSettings, Settings
 from tests.test_api_graph import wait_for
 from tests.test_api_query import ingest_examples
 from tests.test_api_support import api_settings, client_for
@@ -141,7 +141,7 @@ def test_a_second_graph_build_through_the_api_is_409_while_one_runs(
         assert wait_for(client, again.json()["id"])["state"] == "succeeded"
 
         # Another process's build (here: this test holding the Postgres build lock) fails the job with a 409 problem.
-        from kg.store import GraphStore
+        from kgrag.kg.store import GraphStore
 
         with GraphStore(client.app.state.resources.runtime.db).build_lock():
             job = client.post("/v1/graph/build").json()

@@ -6,9 +6,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from fastapi.testclient import TestClient
+from kgrag.core.models import Embedder
+from kgrag.core.settings import Settings
 
-from core.models import Embedder
-from core.settings import Settings
 from tests.test_api_support import api_settings, client_for
 
 MARKDOWN = (b"# Zephyr kiln\n\nThe Zephyr kiln at Orrefors fires blue glass at 1,180 degrees Celsius. "

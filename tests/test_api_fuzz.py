@@ -23,14 +23,14 @@ import schemathesis
 import schemathesis.specs.openapi.schemas
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
+from kgrag.api.app import create_app
+from kgrag.core.models import Embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import Settings
+from kgrag.ingest.pipeline import Ingestor
 from schemathesis import GenerationMode
 from schemathesis.python import asgi as st_asgi
 
-from api.app import create_app
-from core.models import Embedder
-from core.runtime import Runtime
-from core.settings import Settings
-from ingest.pipeline import Ingestor
 from tests.conftest import EXAMPLES_DIR
 from tests.test_api_support import api_settings
 

@@ -6,9 +6,9 @@ import time
 from collections.abc import Callable
 
 from fastapi.testclient import TestClient
+from kgrag.core.models import Embedder
+from kgrag.core.settings import RetrievalSettings, Settings
 
-from core.models import Embedder
-from core.settings import RetrievalSettings, Settings
 from tests.test_api_query import ingest_examples
 from tests.test_api_support import api_settings, client_for
 

@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from fastapi.testclient import TestClient
+from kgrag.core.models import Embedder
+from kgrag.core.settings import ApiSettings, Settings
 
-from core.models import Embedder
-from core.settings import ApiSettings, Settings
 from tests.test_api_support import api_settings, client_for
 
 QUESTION = "Who designed the flight controller of the Skua drone?"

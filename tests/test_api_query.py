@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from kgrag.core.models import Embedder
+from kgrag.core.settings import AnswerSettings, Settings
 
-from core.models import Embedder
-from core.settings import AnswerSettings, Settings
 from tests.conftest import EXAMPLES_DIR
 from tests.gemini_standin import running_standin
 from tests.test_api_support import api_settings, client_for, wait_for_artifacts

@@ -20,10 +20,10 @@ import psycopg
 import pytest
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
+from kgrag.api.deps import require_api_key
+from kgrag.core.models import Embedder
+from kgrag.core.settings import ApiSettings, Settings
 
-from api.deps import require_api_key
-from core.models import Embedder
-from core.settings import ApiSettings, Settings
 from tests.test_api_auth import KEYS, assert_problem, bearer
 from tests.test_api_support import api_settings, client_for
 

@@ -13,11 +13,11 @@ import sys
 from collections.abc import Callable
 
 import pytest
+from kgrag.api.app import create_app
+from kgrag.core.models import Embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import Settings
 
-from api.app import create_app
-from core.models import Embedder
-from core.runtime import Runtime
-from core.settings import Settings
 from tests.conftest import EXAMPLES_DIR, REPO_ROOT
 from tests.test_api_support import api_settings
 

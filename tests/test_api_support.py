@@ -8,11 +8,18 @@ from contextlib import contextmanager
 from typing import Any
 
 from fastapi.testclient import TestClient
+from kgrag.api.app import create_app
+from kgrag.core.models import Embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import (
+    AnswerSettings,
+    ApiSettings,
+    ArtifactSettings,
+    RerankSettings,
+    RetrievalSettings,
+    Settings,
+)
 
-from api.app import create_app
-from core.models import Embedder
-from core.runtime import Runtime
-from core.settings import AnswerSettings, ApiSettings, ArtifactSettings, RerankSettings, RetrievalSettings, Settings
 from tests.conftest import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "bench"))  # one wait on /v1/artifacts for these tests, the replica test, the bench

@@ -6,8 +6,9 @@ import re
 from collections.abc import Callable
 from importlib import resources
 
-from core.models import Embedder
-from core.settings import ApiSettings, Settings
+from kgrag.core.models import Embedder
+from kgrag.core.settings import ApiSettings, Settings
+
 from tests.conftest import REPO_ROOT
 from tests.test_api_support import api_settings, client_for
 
@@ -52,7 +53,7 @@ def test_ui_is_served_at_root_from_packaged_files(make_settings: Callable[..., S
         assert not re.search(r"""(?:import\(|src=|fetch\()\s*["']https?://""", bundle)
         # The pages hold no data, so they need no key; the API behind them still does.
         assert client.get("/v1/documents").status_code == 401
-    static = resources.files("api").joinpath("static")
+    static = resources.files("kgrag.api").joinpath("static")
     assert all(static.joinpath(f).is_file() for f in ("index.html", "app.js", "app.css", "vendor/swagger-ui-bundle.js"))
     for name in ("index.html", "app.css", "favicon.svg"):  # the committed bundle was rebuilt after its source changed
         assert static.joinpath(name).read_text() == (REPO_ROOT / "ui" / "src" / name).read_text(), (

@@ -7,13 +7,12 @@ import re
 from collections.abc import Sequence
 
 import pytest
-
-from core.errors import ConfigError
-from core.models import Embedder
-from core.settings import ChunkingSettings, EmbeddingSettings
-from core.types import Page
-from ingest.chunking import MAX_TOKENIZE_CHARS, Chunker
-from ingest.pipeline import Ingestor
+from kgrag.core.errors import ConfigError
+from kgrag.core.models import Embedder
+from kgrag.core.settings import ChunkingSettings, EmbeddingSettings
+from kgrag.core.types import Page
+from kgrag.ingest.chunking import MAX_TOKENIZE_CHARS, Chunker
+from kgrag.ingest.pipeline import Ingestor
 
 
 def make_chunker(embedder: Embedder, size: int, overlap: int) -> Chunker:

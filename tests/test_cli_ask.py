@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from kgrag.api.cli import app
 from typer.testing import CliRunner
 
-from api.cli import app
 from tests.conftest import EXAMPLES_DIR
 
 

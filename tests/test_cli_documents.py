@@ -7,9 +7,9 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from kgrag.api.cli import app
 from typer.testing import CliRunner
 
-from api.cli import app
 from tests.conftest import EXAMPLES_DIR
 
 

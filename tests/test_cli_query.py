@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kgrag.api.cli import app
+from kgrag.api.cli_query import EMPTY_STORE_EXIT
+from kgrag.core.runtime import Runtime
 from typer.testing import CliRunner
 
-from api.cli import app
-from api.cli_query import EMPTY_STORE_EXIT
-from core.runtime import Runtime
 from tests.kg_fixtures import build, ingest_folder, nlp_fixture  # noqa: F401  (the `nlp` fixture)
 from tests.retrieval_corpus import PARAPHRASE_DOC, PARAPHRASE_QUERY, RARE_TERM_DOC, ingest, planted_loaded
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from kgrag.core.models import Embedder
+from kgrag.core.settings import DatabaseSettings, Settings
 
-from core.models import Embedder
-from core.settings import DatabaseSettings, Settings
 from tests.conftest import EXAMPLES_DIR
 from tests.test_api_support import api_settings, client_for
 

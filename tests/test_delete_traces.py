@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from core.models import Embedder
-from core.settings import RetrievalSettings, Settings
+from kgrag.core.models import Embedder
+from kgrag.core.settings import RetrievalSettings, Settings
+
 from tests.test_api_graph import wait_for
 from tests.test_api_query import ingest_examples
 from tests.test_api_support import api_settings, client_for

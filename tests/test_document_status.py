@@ -10,14 +10,14 @@ from pathlib import Path
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
+from kgrag.api.cli import app
+from kgrag.core.models import Embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.schema import MIGRATIONS
+from kgrag.core.settings import DatabaseSettings, Settings
+from kgrag.ingest.pipeline import Ingestor
 from typer.testing import CliRunner
 
-from api.cli import app
-from core.models import Embedder
-from core.runtime import Runtime
-from core.schema import MIGRATIONS
-from core.settings import DatabaseSettings, Settings
-from ingest.pipeline import Ingestor
 from tests.conftest import EXAMPLES_DIR
 from tests.test_api_support import api_settings, client_for
 

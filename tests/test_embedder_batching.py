@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-
-from core.models import Embedder
+from kgrag.core.models import Embedder
 
 
 class _SlowModel:

@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from kgrag.core.models import Embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import DatabaseSettings, Settings
+from kgrag.eval.datasets import load_dataset
+from kgrag.eval.report import aggregate
+from kgrag.eval.runner import run_eval
 
-from core.models import Embedder
-from core.runtime import Runtime
-from core.settings import DatabaseSettings, Settings
-from eval.datasets import load_dataset
-from eval.report import aggregate
-from eval.runner import run_eval
 from tests.conftest import create_database
 
 PASSAGES = [

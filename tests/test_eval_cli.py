@@ -8,12 +8,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from kgrag.api.cli import app
+from kgrag.api.cli_common import LineProgress
+from kgrag.api.cli_eval import stamp_path
+from kgrag.eval.datasets import load_dataset
 from typer.testing import CliRunner
 
-from api.cli import app
-from api.cli_common import LineProgress
-from api.cli_eval import stamp_path
-from eval.datasets import load_dataset
 from tests.conftest import REPO_ROOT
 
 DOCS = {

@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-
-from eval.metrics import (
+from kgrag.eval.metrics import (
     dedupe,
     hit_at,
     keyword_recall,

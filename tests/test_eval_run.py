@@ -9,15 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
-
-from api.cli import app
-from core.errors import InvalidInputError
-from core.models import Embedder
-from core.runtime import Runtime
-from core.settings import DatabaseSettings, Settings
-from eval.datasets import load_dataset
-from eval.report import (
+from kgrag.api.cli import app
+from kgrag.core.errors import InvalidInputError
+from kgrag.core.models import Embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import DatabaseSettings, Settings
+from kgrag.eval.datasets import load_dataset
+from kgrag.eval.report import (
     aggregate,
     chart,
     check_stamp,
@@ -27,7 +25,9 @@ from eval.report import (
     split_markdown,
     update_block,
 )
-from eval.runner import run_eval
+from kgrag.eval.runner import run_eval
+from typer.testing import CliRunner
+
 from tests.conftest import REPO_ROOT, create_database
 
 GOLDEN = REPO_ROOT / "eval" / "golden" / "examples.json"
@@ -178,7 +178,7 @@ def test_split_report_keeps_tuned_and_held_out_questions_apart() -> None:
 def test_the_stamp_is_dirty_for_code_changes_but_not_for_what_make_eval_rewrites(tmp_path: Path) -> None:
     import subprocess
 
-    from eval.runner import git_commit
+    from kgrag.eval.runner import git_commit
 
     def git(*args: str) -> None:
         subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 from docx import Document
+from kgrag.api.cli import app
+from kgrag.core.errors import IngestError
+from kgrag.ingest.loaders import load_bytes
 from typer.testing import CliRunner
-
-from api.cli import app
-from core.errors import IngestError
-from ingest.loaders import load_bytes
 
 NEWS_PAGE = b"""<!DOCTYPE html><html><head><title>Acme news</title></head><body>
 <nav><ul><li><a href="/">Home</a></li><li><a href="/careers">Careers</a></li><li><a href="/about">About us</a></li>

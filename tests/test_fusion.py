@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from core.types import Hit
-from retrieval.fusion import FusedHit, reciprocal_rank_fusion
+from kgrag.core.types import Hit
+from kgrag.retrieval.fusion import FusedHit, reciprocal_rank_fusion
 
 
 def _hits(signal: str, *chunk_ids: int) -> list[Hit]:

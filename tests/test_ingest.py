@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fpdf import FPDF
+from kgrag.core.errors import NotFoundError
+from kgrag.core.runtime import Runtime
+from kgrag.ingest.loaders import load_text
+from kgrag.ingest.pipeline import Ingestor
 
-from core.errors import NotFoundError
-from core.runtime import Runtime
-from ingest.loaders import load_text
-from ingest.pipeline import Ingestor
 from tests.conftest import EXAMPLES_DIR
 
 

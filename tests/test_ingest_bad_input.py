@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 from fpdf import FPDF
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import IngestSettings
+from kgrag.ingest.loaders import load_text
+from kgrag.ingest.pipeline import Ingestor
 from pypdf import PdfReader, PdfWriter
-
-from core.runtime import Runtime
-from core.settings import IngestSettings
-from ingest.loaders import load_text
-from ingest.pipeline import Ingestor
 
 
 def ingestor_for(rt: Runtime, **limits: int) -> Ingestor:

@@ -10,11 +10,10 @@ import time
 from pathlib import Path
 
 import psycopg
-
-from core.runtime import Runtime
-from core.settings import ChunkingSettings, EmbeddingSettings
-from ingest.loaders import load_file
-from ingest.pipeline import Ingestor
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import ChunkingSettings, EmbeddingSettings
+from kgrag.ingest.loaders import load_file
+from kgrag.ingest.pipeline import Ingestor
 
 N_DOCS = 120
 CHUNKING = ChunkingSettings(size=32, overlap=0)
@@ -42,7 +41,7 @@ def test_kill_during_ingest_leaves_only_whole_documents(
     write_corpus(corpus)
     env = {**os.environ, "KGRAG_HOME": str(tmp_path / "home"), "KGRAG_DATABASE__URL": fresh_database_url,
            "KGRAG_CHUNKING__SIZE": str(CHUNKING.size), "KGRAG_CHUNKING__OVERLAP": str(CHUNKING.overlap)}
-    proc = subprocess.Popen([sys.executable, "-m", "api.cli", "ingest", str(corpus)], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "kgrag", "ingest", str(corpus)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 240

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from kgrag.core.errors import NotFoundError
+from kgrag.kg import browse
+from kgrag.kg.index import LoadedGraph, load_graph
 
-from core.errors import NotFoundError
-from kg import browse
-from kg.index import LoadedGraph, load_graph
 from tests.graph_synth import HUBS, write_synthetic_graph
 
 

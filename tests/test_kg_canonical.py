@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from kg.canonical import canonical_name, entity_key, initials, most_common, resolve_aliases
+from kgrag.kg.canonical import canonical_name, entity_key, initials, most_common, resolve_aliases
 
 
 @pytest.mark.parametrize(("raw", "expected"), [

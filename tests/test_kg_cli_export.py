@@ -9,11 +9,11 @@ from typing import Any
 
 import networkx as nx
 import pytest
+from kgrag.api.cli import app
+from kgrag.core.runtime import Runtime
+from kgrag.kg.store import GraphStore
 from typer.testing import CliRunner
 
-from api.cli import app
-from core.runtime import Runtime
-from kg.store import GraphStore
 from tests.kg_fixtures import build, ingest_folder, nlp_fixture  # noqa: F401  (the `nlp` fixture)
 
 
@@ -114,7 +114,7 @@ def test_html_view_draws_in_headless_chromium(cli_env: Runtime, nlp: Any, tmp_pa
 
 
 def test_graphml_export_survives_characters_xml_cannot_hold(tmp_path: Path) -> None:
-    from kg.export import write_graphml
+    from kgrag.kg.export import write_graphml
 
     g = nx.Graph(manifest={"format": "kgrag-graph/1"})
     g.add_node("odd\ufffename", name="Odd\x01Name", label="ORG", aliases=["O\ud800"], chunks=[[1, 1]])
@@ -132,8 +132,8 @@ HOSTILE = ["<!--<script>", "</script><script>document.body.innerHTML=''</script>
 
 def _hostile_page() -> str:
     """The live HTML export (the UI's Graph page) of a graph whose names and evidence are hostile."""
-    from api.ui_export import static_page, static_views
-    from kg.index import loaded_view
+    from kgrag.api.ui_export import static_page, static_views
+    from kgrag.kg.index import loaded_view
 
     evidence = {1: ("<!--<script>", "<script>src", "<!--<script> text </script> & more")}
     views = static_views(loaded_view(_hostile_graph(), Path("hostile")), lambda ids: {i: evidence[i] for i in ids

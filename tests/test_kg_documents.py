@@ -13,23 +13,23 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from kgrag.api.app import create_app
+from kgrag.api.cli import app as cli_app
+from kgrag.api.ui_export import static_page, static_views
+from kgrag.core.runtime import Runtime
+from kgrag.ingest.loaders import load_text
+from kgrag.ingest.pipeline import Ingestor
+from kgrag.kg.documents import TitleIndex, document_layer, scan_mentions, specificity, title_document, tokens
+from kgrag.kg.export import write_graphml, write_json
+from kgrag.kg.graphfile import DOCUMENT, MENTIONS_DOCUMENT, document_node, read_networkx
+from kgrag.kg.index import load_graph
+from kgrag.kg.linking import LinkedEntity
+from kgrag.retrieval.base import Query
+from kgrag.retrieval.graph import build_graph_retriever, fusion_weight
+from kgrag.retrieval.maintenance import publish_bm25
+from kgrag.retrieval.pipeline import build_pipeline
 from typer.testing import CliRunner
 
-from api.app import create_app
-from api.cli import app as cli_app
-from api.ui_export import static_page, static_views
-from core.runtime import Runtime
-from ingest.loaders import load_text
-from ingest.pipeline import Ingestor
-from kg.documents import TitleIndex, document_layer, scan_mentions, specificity, title_document, tokens
-from kg.export import write_graphml, write_json
-from kg.graphfile import DOCUMENT, MENTIONS_DOCUMENT, document_node, read_networkx
-from kg.index import load_graph
-from kg.linking import LinkedEntity
-from retrieval.base import Query
-from retrieval.graph import build_graph_retriever, fusion_weight
-from retrieval.maintenance import publish_bm25
-from retrieval.pipeline import build_pipeline
 from tests.kg_fixtures import build, nlp_fixture  # noqa: F401  (the `nlp` fixture)
 
 QUESTION = "Who wrote the best-selling title of Halcyon Press?"

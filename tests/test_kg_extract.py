@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.runtime import Runtime
-from core.settings import ExtractionMode, GraphSettings
-from kg.build import build_graph
-from kg.canonical import entity_key
-from kg.extract import CO_OCCURS, ChunkText, Extraction, Extractor
-from kg.graphfile import read_networkx
-from kg.store import GraphStore
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import ExtractionMode, GraphSettings
+from kgrag.kg.build import build_graph
+from kgrag.kg.canonical import entity_key
+from kgrag.kg.extract import CO_OCCURS, ChunkText, Extraction, Extractor
+from kgrag.kg.graphfile import read_networkx
+from kgrag.kg.store import GraphStore
+
 from tests.kg_fixtures import build, ingest_folder, nlp_fixture  # noqa: F401  (the `nlp` fixture)
 
 TEXT = (

@@ -18,29 +18,29 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import kgrag.kg.build
 import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from kgrag.core.errors import BuildLockedError
+from kgrag.core.runtime import Runtime
+from kgrag.core.types import Filters
+from kgrag.ingest.loaders import load_text
+from kgrag.ingest.pipeline import Ingestor
+from kgrag.kg.build import build_graph
+from kgrag.kg.documents import DocumentLayer, MentionLink, TitleDocument, TitleIndex
+from kgrag.kg.extract import Mention, Relation
+from kgrag.kg.graphfile import read_data, read_networkx, write_graph
+from kgrag.kg.index import LoadedGraph, arrays_folder, from_node_link, load_graph
+from kgrag.kg.store import GraphSnapshot, GraphStore
+from kgrag.kg.tables import Lookup, Strings
+from kgrag.retrieval.base import Query, Retriever
+from kgrag.retrieval.bm25 import BM25Retriever
+from kgrag.retrieval.dense import DenseRetriever
+from kgrag.retrieval.fusion import reciprocal_rank_fusion
+from kgrag.retrieval.graph import build_graph_retriever
 
-import kg.build
-from core.errors import BuildLockedError
-from core.runtime import Runtime
-from core.types import Filters
-from ingest.loaders import load_text
-from ingest.pipeline import Ingestor
-from kg.build import build_graph
-from kg.documents import DocumentLayer, MentionLink, TitleDocument, TitleIndex
-from kg.extract import Mention, Relation
-from kg.graphfile import read_data, read_networkx, write_graph
-from kg.index import LoadedGraph, arrays_folder, from_node_link, load_graph
-from kg.store import GraphSnapshot, GraphStore
-from kg.tables import Lookup, Strings
-from retrieval.base import Query, Retriever
-from retrieval.bm25 import BM25Retriever
-from retrieval.dense import DenseRetriever
-from retrieval.fusion import reciprocal_rank_fusion
-from retrieval.graph import build_graph_retriever
 from tests.kg_fixtures import build, ingest_folder, nlp_fixture  # noqa: F401  (the `nlp` fixture)
 
 QUESTION = "Which school trained the founder of Harlow Biotech?"
@@ -325,7 +325,7 @@ def test_interrupted_build_keeps_the_old_file_and_the_next_build_finishes(
     build(runtime, nlp)
     path = runtime.settings.graph_path
     before = path.read_bytes()
-    monkeypatch.setattr(kg.build, "DOCUMENTS_BATCH_CHUNKS", 1)  # one document per transaction
+    monkeypatch.setattr(kgrag.kg.build, "DOCUMENTS_BATCH_CHUNKS", 1)  # one document per transaction
     batches = 0
 
     def die_after_two(_n: int) -> None:
@@ -336,7 +336,7 @@ def test_interrupted_build_keeps_the_old_file_and_the_next_build_finishes(
 
     store = GraphStore(runtime.db)
     with pytest.raises(KeyboardInterrupt):
-        kg.build.build_graph(store, runtime.settings.graph, path, nlp, rebuild=True, on_progress=die_after_two)
+        kgrag.kg.build.build_graph(store, runtime.settings.graph, path, nlp, rebuild=True, on_progress=die_after_two)
     assert path.read_bytes() == before
     assert store.counts()["processed_chunks"] == 2  # two whole batches committed, nothing half-written
     resumed = build(runtime, nlp)
@@ -346,13 +346,13 @@ def test_interrupted_build_keeps_the_old_file_and_the_next_build_finishes(
 
 _KILLABLE_BUILD = """
 import sys, time
-import kg.build
-from core.runtime import Runtime
-from core.settings import DatabaseSettings, GraphSettings, Settings
-from kg.nlp import load_spacy
-from kg.store import GraphSnapshot, GraphStore
+import kgrag.kg.build
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import DatabaseSettings, GraphSettings, Settings
+from kgrag.kg.nlp import load_spacy
+from kgrag.kg.store import GraphSnapshot, GraphStore
 
-kg.build.DOCUMENTS_BATCH_CHUNKS = 1
+kgrag.kg.build.DOCUMENTS_BATCH_CHUNKS = 1
 settings = Settings(_env_file=None, home=sys.argv[1], database=DatabaseSettings(url=sys.argv[2]),
                     graph=GraphSettings(processes=2))
 
@@ -361,7 +361,7 @@ def slow(_n):
     time.sleep(0.3)
 
 with Runtime(settings) as rt:
-    kg.build.build_graph(GraphStore(rt.db), settings.graph, settings.graph_path,
+    kgrag.kg.build.build_graph(GraphStore(rt.db), settings.graph, settings.graph_path,
                          load_spacy(settings.graph.spacy_model), rebuild=True, on_progress=slow)
 """
 

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from kg.tables import (
+from kgrag.kg.tables import (
     SAMPLE_EVERY,
     IntLookup,
     Lookup,

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-
-from kg.traversal import khop_scores, personalized_pagerank, ppr_push, row_normalised, shortest_paths
+from kgrag.kg.traversal import khop_scores, personalized_pagerank, ppr_push, row_normalised, shortest_paths
 
 # 0 - 1 - 2 - 3, and 1 - 4 (weight 3); 5 has no edges
 _EDGES = [(0, 1, 1.0), (1, 2, 1.0), (2, 3, 1.0), (1, 4, 3.0)]

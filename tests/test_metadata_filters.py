@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from kgrag.api.cli import app
+from kgrag.core.runtime import Runtime
+from kgrag.ingest.loaders import load_bytes
+from kgrag.ingest.pipeline import Ingestor
 from typer.testing import CliRunner
-
-from api.cli import app
-from core.runtime import Runtime
-from ingest.loaders import load_bytes
-from ingest.pipeline import Ingestor
 
 TSMC = b"""---
 ticker: "2330"

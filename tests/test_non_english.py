@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from kgrag.core.models import Embedder
+from kgrag.core.settings import DatabaseSettings, Settings
+from kgrag.retrieval.bm25 import index_text, tokenize
+from kgrag.retrieval.gate import is_non_latin
 
-from core.models import Embedder
-from core.settings import DatabaseSettings, Settings
-from retrieval.bm25 import index_text, tokenize
-from retrieval.gate import is_non_latin
 from tests.conftest import EXAMPLES_DIR, create_database
 from tests.test_api_support import api_settings, client_for, wait_for_artifacts
 

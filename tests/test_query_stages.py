@@ -8,18 +8,18 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from kgrag.api.cli import app
+from kgrag.core.errors import ConfigError
+from kgrag.core.models import Embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import AnswerSettings, DatabaseSettings, RerankSettings, RetrievalSettings, Settings
+from kgrag.ingest.pipeline import Ingestor
+from kgrag.retrieval.answer.grounded import evidence_from
+from kgrag.retrieval.expand import DECOMPOSE_INSTRUCTION, HYDE_INSTRUCTION
+from kgrag.retrieval.maintenance import publish_bm25
+from kgrag.retrieval.pipeline import build_pipeline
 from typer.testing import CliRunner
 
-from api.cli import app
-from core.errors import ConfigError
-from core.models import Embedder
-from core.runtime import Runtime
-from core.settings import AnswerSettings, DatabaseSettings, RerankSettings, RetrievalSettings, Settings
-from ingest.pipeline import Ingestor
-from retrieval.answer.grounded import evidence_from
-from retrieval.expand import DECOMPOSE_INSTRUCTION, HYDE_INSTRUCTION
-from retrieval.maintenance import publish_bm25
-from retrieval.pipeline import build_pipeline
 from tests.conftest import EXAMPLES_DIR, create_database
 from tests.openai_standin import OpenAIStandIn, running_openai_standin
 from tests.test_api_query import ingest_examples, parse_sse

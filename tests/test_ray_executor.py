@@ -19,15 +19,13 @@ from typing import Any
 import numpy as np
 import psutil
 import pytest
-from typer.testing import CliRunner
-
-from api.cli import app
-from api.cli_common import ExecutorKind, executor_settings
-from core.errors import ConfigError, KgragError
-from core.executor import check_reachable, code_digest, ray_session, require_ray
-from core.models import Embedder
-from core.runtime import Runtime
-from core.settings import (
+from kgrag.api.cli import app
+from kgrag.api.cli_common import ExecutorKind, executor_settings
+from kgrag.core.errors import ConfigError, KgragError
+from kgrag.core.executor import check_reachable, code_digest, ray_session, require_ray
+from kgrag.core.models import Embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import (
     ChunkingSettings,
     DatabaseSettings,
     EmbeddingSettings,
@@ -35,9 +33,11 @@ from core.settings import (
     GraphSettings,
     Settings,
 )
-from ingest.pipeline import Ingestor, IngestReport
-from kg.build import BuildReport, build_graph
-from kg.store import GraphStore
+from kgrag.ingest.pipeline import Ingestor, IngestReport
+from kgrag.kg.build import BuildReport, build_graph
+from kgrag.kg.store import GraphStore
+from typer.testing import CliRunner
+
 from tests.conftest import REPO_ROOT, create_database
 from tests.kg_fixtures import GRAPH_CORPUS, nlp_fixture  # noqa: F401  (the `nlp` fixture)
 
@@ -121,9 +121,9 @@ def test_ray_workers_run_this_checkout(ray_cluster: Any) -> None:
 
     @ray_cluster.remote(num_cpus=1)
     def where() -> tuple[str, str]:
-        import kg.parallel
+        import kgrag.kg.parallel
 
-        return kg.parallel.__file__, code_digest()
+        return kgrag.kg.parallel.__file__, code_digest()
 
     path, digest = ray_cluster.get(where.remote())
     assert digest == code_digest()

@@ -21,13 +21,13 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
+from kgrag.core.artifacts import ArtifactRefusedError
+from kgrag.core.models import Embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import DatabaseSettings, RerankSettings, Settings
+from kgrag.retrieval.base import Query
+from kgrag.retrieval.pipeline import build_pipeline
 
-from core.artifacts import ArtifactRefusedError
-from core.models import Embedder
-from core.runtime import Runtime
-from core.settings import DatabaseSettings, RerankSettings, Settings
-from retrieval.base import Query
-from retrieval.pipeline import build_pipeline
 from tests.conftest import EXAMPLES_DIR, REPO_ROOT, create_database
 
 sys.path.insert(0, str(REPO_ROOT / "bench"))
@@ -135,7 +135,7 @@ def _killed_mid_publish(tmp_path: Path, url: str) -> None:
     wait until the builder is blocked on it (its parts written, not committed), then kill -9 it."""
     with psycopg.connect(url) as holder, psycopg.connect(url, autocommit=True) as watcher:
         holder.execute("SELECT * FROM kgrag_artifact_current WHERE kind = 'graph' FOR UPDATE")
-        proc = subprocess.Popen([sys.executable, "-m", "api.cli", "graph", "build"], cwd=REPO_ROOT,
+        proc = subprocess.Popen([sys.executable, "-m", "kgrag", "graph", "build"], cwd=REPO_ROOT,
                                 env=_env(tmp_path / "home3", url), stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
         try:
@@ -158,12 +158,13 @@ def _killed_mid_publish(tmp_path: Path, url: str) -> None:
 
 def test_a_home_pointed_at_another_database_refuses_its_artifacts(
         tmp_path: Path, pg_server: str, embedder: Embedder, make_settings: Callable[..., Settings]) -> None:
-    from kg.build import build_graph
-    from kg.export import live_view
-    from kg.graphfile import read_networkx
-    from kg.nlp import load_spacy
-    from kg.store import GraphStore
-    from retrieval.maintenance import publish_bm25
+    from kgrag.kg.build import build_graph
+    from kgrag.kg.export import live_view
+    from kgrag.kg.graphfile import read_networkx
+    from kgrag.kg.nlp import load_spacy
+    from kgrag.kg.store import GraphStore
+    from kgrag.retrieval.maintenance import publish_bm25
+
     from tests.retrieval_corpus import ingest, planted_loaded
 
     home = tmp_path / "shared-home"

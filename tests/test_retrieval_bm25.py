@@ -9,13 +9,13 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from kgrag.core.models import Embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.types import Filters
+from kgrag.retrieval.base import Query
+from kgrag.retrieval.bm25 import BM25Retriever, index_text, load_index, tokenize
+from kgrag.retrieval.maintenance import delete_document_everywhere, publish_bm25
 
-from core.models import Embedder
-from core.runtime import Runtime
-from core.types import Filters
-from retrieval.base import Query
-from retrieval.bm25 import BM25Retriever, index_text, load_index, tokenize
-from retrieval.maintenance import delete_document_everywhere, publish_bm25
 from tests.retrieval_corpus import RARE_TERM_DOC, SCIFACT, corpus_runtime, ingest, planted_loaded, source_of
 
 

@@ -7,14 +7,14 @@ from typing import Any
 
 import numpy as np
 import pytest
+from kgrag.core.models import Embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.store import filters_sql
+from kgrag.core.types import Filters
+from kgrag.retrieval.base import Query
+from kgrag.retrieval.bm25 import BM25Retriever
+from kgrag.retrieval.dense import DenseRetriever, ann_sql, search_on
 
-from core.models import Embedder
-from core.runtime import Runtime
-from core.store import filters_sql
-from core.types import Filters
-from retrieval.base import Query
-from retrieval.bm25 import BM25Retriever
-from retrieval.dense import DenseRetriever, ann_sql, search_on
 from tests.retrieval_corpus import (
     PARAPHRASE_DOC,
     PARAPHRASE_QUERY,

@@ -9,14 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kgrag.core.errors import InvalidInputError, RetrievalFailedError
+from kgrag.core.models import Embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.types import Filters
+from kgrag.retrieval.base import Query, RetrievalResult
+from kgrag.retrieval.bm25 import load_index
+from kgrag.retrieval.pipeline import PipelineResult, QueryPipeline, build_pipeline
 
-from core.errors import InvalidInputError, RetrievalFailedError
-from core.models import Embedder
-from core.runtime import Runtime
-from core.types import Filters
-from retrieval.base import Query, RetrievalResult
-from retrieval.bm25 import load_index
-from retrieval.pipeline import PipelineResult, QueryPipeline, build_pipeline
 from tests.retrieval_corpus import (
     BEES_QUERY,
     PARAPHRASE_DOC,

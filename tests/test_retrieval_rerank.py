@@ -7,12 +7,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kgrag.core.models import Embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import RerankSettings
+from kgrag.retrieval.pipeline import PipelineResult, build_pipeline
+from kgrag.retrieval.rerank import Reranker
 
-from core.models import Embedder
-from core.runtime import Runtime
-from core.settings import RerankSettings
-from retrieval.pipeline import PipelineResult, build_pipeline
-from retrieval.rerank import Reranker
 from tests.retrieval_corpus import BEES_QUERY, corpus_runtime
 
 OFFLINE_MODEL = "cross-encoder/ms-marco-MiniLM-L6-v2"

@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 import torch
+from kgrag.api.jobs import JobRunner
+from kgrag.core.artifacts import ArtifactStore
+from kgrag.core.errors import BuildLockedError, ConfigError
+from kgrag.core.models import Embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import Settings
+from kgrag.kg.extract import Extraction, Mention, Relation
+from kgrag.kg.store import GraphStore
 
-from api.jobs import JobRunner
-from core.artifacts import ArtifactStore
-from core.errors import BuildLockedError, ConfigError
-from core.models import Embedder
-from core.runtime import Runtime
-from core.settings import Settings
-from kg.extract import Extraction, Mention, Relation
-from kg.store import GraphStore
 from tests.retrieval_corpus import ingest, planted_loaded
 
 

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kgrag.api.app import create_app
+from kgrag.core.models import Embedder
+from kgrag.core.runtime import Runtime
+from kgrag.core.settings import ApiSettings, DatabaseSettings, RetrievalSettings, Settings
+from kgrag.ingest.pipeline import Ingestor
 
-from api.app import create_app
-from core.models import Embedder
-from core.runtime import Runtime
-from core.settings import ApiSettings, DatabaseSettings, RetrievalSettings, Settings
-from ingest.pipeline import Ingestor
 from tests.browser import Page, browser_page
 from tests.conftest import EXAMPLES_DIR, REPO_ROOT, create_database
 from tests.graph_synth import HUBS, write_synthetic_graph

@@ -1,7 +1,7 @@
 """Cited answers from numbered passages: Gemini or an OpenAI-compatible endpoint when configured, an offline
 extractive answerer otherwise."""
 
-from retrieval.answer.base import (
+from kgrag.retrieval.answer.base import (
     REFUSAL_TEXT,
     Answer,
     Answerer,
@@ -16,10 +16,10 @@ from retrieval.answer.base import (
     resolve_citations,
     strip_unresolved,
 )
-from retrieval.answer.extractive import ExtractiveAnswerer
-from retrieval.answer.factory import answerer_for, make_answerer, make_text_model, resolve_backend
-from retrieval.answer.gemini import GeminiAnswerer, gemini_credentials
-from retrieval.answer.openai_compat import OpenAICompatAnswerer
+from kgrag.retrieval.answer.extractive import ExtractiveAnswerer
+from kgrag.retrieval.answer.factory import answerer_for, make_answerer, make_text_model, resolve_backend
+from kgrag.retrieval.answer.gemini import GeminiAnswerer, gemini_credentials
+from kgrag.retrieval.answer.openai_compat import OpenAICompatAnswerer
 
 __all__ = [
     "REFUSAL_TEXT",

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-from core.types import ChunkRecord
+from kgrag.core.types import ChunkRecord
 
 AnswerMode = Literal["generative", "extractive", "refused"]
 

@@ -28,9 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
-from core.models import Embedder
-from retrieval.answer.base import Answer, AnswerEvent, Passage, drain, finish, refusal
+from kgrag.core.models import Embedder
+from kgrag.retrieval.answer.base import Answer, AnswerEvent, Passage, drain, finish, refusal
 
 EXTRACTIVE_NOTICE = "Extractive answer (no answer model is configured; these are the most relevant sentences):"
 

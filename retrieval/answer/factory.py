@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from core.errors import ConfigError
-from core.models import Embedder
-from core.settings import AnswerSettings
-from retrieval.answer.base import Answerer, TextModel
-from retrieval.answer.extractive import ExtractiveAnswerer
-from retrieval.answer.gemini import GeminiAnswerer, gemini_client, gemini_credentials
-from retrieval.answer.openai_compat import OpenAICompatAnswerer, openai_client, openai_configured, require_model
+from kgrag.core.errors import ConfigError
+from kgrag.core.models import Embedder
+from kgrag.core.settings import AnswerSettings
+from kgrag.retrieval.answer.base import Answerer, TextModel
+from kgrag.retrieval.answer.extractive import ExtractiveAnswerer
+from kgrag.retrieval.answer.gemini import GeminiAnswerer, gemini_client, gemini_credentials
+from kgrag.retrieval.answer.openai_compat import OpenAICompatAnswerer, openai_client, openai_configured, require_model
 
 Backend = Literal["gemini", "openai", "extractive"]
 
@@ -70,7 +70,7 @@ def answerer_for(settings: AnswerSettings, *, embedder: Embedder | None, spacy_m
     linker) only when the extractive answerer is the one that will run."""
     nlp = None
     if resolve_backend(settings, environ) == "extractive":
-        from kg.nlp import load_spacy
+        from kgrag.kg.nlp import load_spacy
 
         nlp = load_spacy(spacy_model)
     return make_answerer(settings, embedder=embedder, nlp=nlp, environ=environ)

@@ -10,9 +10,9 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from core.errors import ConfigError, ModelUnavailableError
-from core.settings import AnswerSettings
-from retrieval.answer.base import (
+from kgrag.core.errors import ConfigError, ModelUnavailableError
+from kgrag.core.settings import AnswerSettings
+from kgrag.retrieval.answer.base import (
     SYSTEM_INSTRUCTION,
     Answer,
     AnswerEvent,

@@ -9,11 +9,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Sequence
 
-from core.settings import Settings
-from retrieval.answer.base import Answer, Answerer, AnswerEvent, Passage, refusal, strip_unresolved_stream
-from retrieval.bm25 import index_text, tokenize
-from retrieval.gate import Evidence, GateDecision, assess, best, is_non_latin
-from retrieval.pipeline import PassageHit, PipelineResult
+from kgrag.core.settings import Settings
+from kgrag.retrieval.answer.base import Answer, Answerer, AnswerEvent, Passage, refusal, strip_unresolved_stream
+from kgrag.retrieval.bm25 import index_text, tokenize
+from kgrag.retrieval.gate import Evidence, GateDecision, assess, best, is_non_latin
+from kgrag.retrieval.pipeline import PassageHit, PipelineResult
 
 RERANK = "rerank"
 
