@@ -380,9 +380,9 @@ def build_pipeline(rt: Runtime, *, signals: Sequence[str] | None = None, max_wor
 def _graph_retriever(rt: Runtime) -> tuple[Retriever | None, StageStatus]:
     """Imported lazily: the graph package is optional at query time and owned separately."""
     try:
-        module = importlib.import_module("retrieval.graph")
+        module = importlib.import_module("kgrag.retrieval.graph")
     except ModuleNotFoundError as exc:
-        if exc.name == "retrieval.graph":
+        if exc.name == "kgrag.retrieval.graph":
             return None, StageStatus("skipped", "the graph retriever is not part of this installation yet "
                                                 "(retrieval/graph.py is missing)")
         log.exception("the graph retriever could not be imported")

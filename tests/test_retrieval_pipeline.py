@@ -126,7 +126,7 @@ def test_every_retriever_failing_is_an_error_not_a_refusal(corpus_rt: Runtime) -
 def test_graph_signal_is_skipped_with_a_reason_when_its_module_is_missing(
     corpus_rt: Runtime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(sys.modules, "retrieval.graph", None)  # as if the module were not installed
+    monkeypatch.setitem(sys.modules, "kgrag.retrieval.graph", None)  # as if the module were not installed
     with build_pipeline(corpus_rt, signals=("bm25", "graph")) as p:
         result = p.run(RARE_TERM_QUERY, signals=("bm25", "graph"), rerank=False)
     assert result.statuses["graph"].state == "skipped"
