@@ -7,7 +7,7 @@ import re
 from typing import Annotated
 
 import typer
-from kgrag.api.cli_common import console, err_console, handle_errors, runtime
+from kgrag.api.cli.common import console, err_console, handle_errors, runtime
 from kgrag.core.types import Filters
 from kgrag.retrieval.pipeline import KNOWN_SIGNALS, PassageHit, PipelineResult, build_pipeline
 from kgrag.retrieval.sync import sync_for
