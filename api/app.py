@@ -14,19 +14,17 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.concurrency import run_in_threadpool
 from fastapi.middleware.cors import CORSMiddleware
-from kgrag.api import (
-    problems,
-    routes_browse,
-    routes_chat,
-    routes_documents,
-    routes_graph,
-    routes_health,
-    routes_query,
-    routes_ui,
-)
+from kgrag.api import problems
 from kgrag.api.deps import Resources
 from kgrag.api.jobs import JobRunner
 from kgrag.api.problems import RequestTooLargeError, problem, problem_response
+from kgrag.api.routes import browse as routes_browse
+from kgrag.api.routes import chat as routes_chat
+from kgrag.api.routes import documents as routes_documents
+from kgrag.api.routes import graph as routes_graph
+from kgrag.api.routes import health as routes_health
+from kgrag.api.routes import query as routes_query
+from kgrag.api.routes import ui as routes_ui
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import Settings
 from kgrag.ingest.pipeline import Ingestor

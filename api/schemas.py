@@ -12,7 +12,7 @@ from kgrag.core.types import DocumentRecord, Filters
 from kgrag.retrieval.answer import Answer, Citation
 from kgrag.retrieval.base import StageStatus
 from kgrag.retrieval.gate import GateDecision
-from kgrag.retrieval.pipeline import PassageHit
+from kgrag.retrieval.results import PassageHit
 from pydantic import BaseModel, Field, field_validator
 
 Signal = Literal["dense", "bm25", "graph"]

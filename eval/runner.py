@@ -26,7 +26,8 @@ from kgrag.ingest.pipeline import Ingestor
 from kgrag.retrieval.answer.base import complete
 from kgrag.retrieval.answer.factory import answerer_for
 from kgrag.retrieval.answer.grounded import gate, passages_from
-from kgrag.retrieval.pipeline import PipelineResult, QueryPipeline, build_pipeline
+from kgrag.retrieval.pipeline import QueryPipeline, build_pipeline
+from kgrag.retrieval.results import PipelineResult
 
 SIGNALS = ("dense", "bm25", "graph")
 RESULTS_FORMAT = 1

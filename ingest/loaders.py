@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kgrag.core.errors import IngestError
+from kgrag.core.text import ANY_CONTROL, CONTROL
 from kgrag.core.types import LoadedDocument, Page
 
 SUPPORTED_SUFFIXES: dict[str, str] = {
@@ -26,10 +27,6 @@ SUPPORTED_SUFFIXES: dict[str, str] = {
     ".csv": "text/csv",
 }
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-"""C0 and C1 controls but tab and newline: NUL (Postgres refuses it) and terminal commands (ESC, CSI)."""
-_ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
 
 def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
@@ -37,24 +34,17 @@ def content_hash(data: bytes) -> str:
 
 def clean_text(text: str) -> str:
     """Drop control characters (Postgres refuses NUL; ESC sequences drive terminals) and normalise line endings."""
-    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    return CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def clean_title(text: str) -> str:
     """A title is one line shown in tables and terminals: whitespace folded, controls dropped."""
-    return " ".join(_ANY_CONTROL.sub("", " ".join(text.split())).split())
+    return " ".join(ANY_CONTROL.sub("", " ".join(text.split())).split())
 
 
 def escape_controls(text: str) -> str:
     """Every C0/C1 control spelled out as ``\\xNN``: printable, and distinct names stay distinct."""
-    return _ANY_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-
-
-def control_char(text: str, *, allow_whitespace: bool = False) -> str | None:
-    """The first C0/C1 control character in ``text`` (tab, newline and CR allowed if asked), or None."""
-    for match in (_CONTROL if allow_whitespace else _ANY_CONTROL).finditer(text):
-        return match.group()
-    return None
+    return ANY_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def decode_text(data: bytes, source: str) -> tuple[str, dict[str, str]]:

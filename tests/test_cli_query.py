@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from kgrag.api.cli import app
-from kgrag.api.cli_query import EMPTY_STORE_EXIT
+from kgrag.api.cli.query import EMPTY_STORE_EXIT
 from kgrag.core.runtime import Runtime
 from typer.testing import CliRunner
 

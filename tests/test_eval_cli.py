@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from kgrag.api.cli import app
-from kgrag.api.cli_common import LineProgress
-from kgrag.api.cli_eval import stamp_path
+from kgrag.api.cli.common import LineProgress
+from kgrag.api.cli.eval import stamp_path
 from kgrag.eval.datasets import load_dataset
 from typer.testing import CliRunner
 

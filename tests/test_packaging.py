@@ -48,8 +48,9 @@ def test_the_wheel_installs_one_top_level_name_and_carries_every_package(wheel: 
         meta = zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
         entry_points = zf.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
     assert {n.split("/", 1)[0] for n in names} == {"kgrag", path.name.split("-")[0] + "-0.1.0.dist-info"}
-    assert {"kgrag/api/static/app.js", "kgrag/retrieval/answer/base.py", "kgrag/api/cli.py",
-            "kgrag/__main__.py", "kgrag/kg/graphfile.py"} <= names
+    assert {"kgrag/api/static/app.js", "kgrag/retrieval/answer/base.py", "kgrag/api/cli/__init__.py",
+            "kgrag/api/cli/query.py", "kgrag/api/routes/query.py", "kgrag/__main__.py",
+            "kgrag/kg/graphfile.py"} <= names
     assert "kgrag = kgrag.api.cli:main" in entry_points
     assert "License-Expression: MIT" in meta
 

@@ -20,7 +20,7 @@ import numpy as np
 import psutil
 import pytest
 from kgrag.api.cli import app
-from kgrag.api.cli_common import ExecutorKind, executor_settings
+from kgrag.api.cli.common import ExecutorKind, executor_settings
 from kgrag.core.errors import ConfigError, KgragError
 from kgrag.core.executor import check_reachable, code_digest, ray_session, require_ray
 from kgrag.core.models import Embedder

@@ -15,7 +15,8 @@ from kgrag.core.runtime import Runtime
 from kgrag.core.types import Filters
 from kgrag.retrieval.base import Query, RetrievalResult
 from kgrag.retrieval.bm25 import load_index
-from kgrag.retrieval.pipeline import PipelineResult, QueryPipeline, build_pipeline
+from kgrag.retrieval.pipeline import QueryPipeline, build_pipeline
+from kgrag.retrieval.results import PipelineResult
 
 from tests.retrieval_corpus import (
     BEES_QUERY,

@@ -10,8 +10,9 @@ import pytest
 from kgrag.core.models import Embedder
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import RerankSettings
-from kgrag.retrieval.pipeline import PipelineResult, build_pipeline
+from kgrag.retrieval.pipeline import build_pipeline
 from kgrag.retrieval.rerank import Reranker
+from kgrag.retrieval.results import PipelineResult
 
 from tests.retrieval_corpus import BEES_QUERY, corpus_runtime
 

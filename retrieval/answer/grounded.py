@@ -13,9 +13,7 @@ from kgrag.core.settings import Settings
 from kgrag.retrieval.answer.base import Answer, Answerer, AnswerEvent, Passage, refusal, strip_unresolved_stream
 from kgrag.retrieval.bm25 import index_text, tokenize
 from kgrag.retrieval.gate import Evidence, GateDecision, assess, best, is_non_latin
-from kgrag.retrieval.pipeline import PassageHit, PipelineResult
-
-RERANK = "rerank"
+from kgrag.retrieval.results import RERANK, PassageHit, PipelineResult
 
 
 def evidence_from(result: PipelineResult, settings: Settings) -> Evidence:

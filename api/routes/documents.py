@@ -20,8 +20,9 @@ from kgrag.api.deps import Authorized, Resources, ResourcesDep
 from kgrag.api.problems import RequestTooLargeError
 from kgrag.api.schemas import DocumentList, DocumentOut, IngestOut, TextDocumentIn
 from kgrag.core.errors import DuplicateDocumentError, IngestError, InvalidInputError
+from kgrag.core.text import control_char
 from kgrag.core.types import DocumentStatus, LoadedDocument
-from kgrag.ingest.loaders import SUPPORTED_SUFFIXES, clean_title, content_hash, control_char, load_bytes, load_text
+from kgrag.ingest.loaders import SUPPORTED_SUFFIXES, clean_title, content_hash, load_bytes, load_text
 from kgrag.retrieval.maintenance import delete_document_everywhere
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from kgrag.api.cli_common import (
+from kgrag.api.cli.common import (
     ExecutorOption,
     RayAddressOption,
     console,

@@ -20,7 +20,7 @@ from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 from kgrag.api.deps import Authorized, ResourcesDep
 from kgrag.api.problems import problem, problem_for
-from kgrag.api.routes_query import _retrieve
+from kgrag.api.routes.query import _retrieve
 from kgrag.api.schemas import CitationOut, QueryRequest
 from kgrag.core.errors import InvalidInputError, KgragError
 from kgrag.retrieval.answer import Answer, Citation

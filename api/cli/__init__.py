@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from kgrag.api.cli_ask import ask
-from kgrag.api.cli_common import (
+from kgrag.api.cli.ask import ask as ask_command
+from kgrag.api.cli.common import (
     ExecutorOption,
     RayAddressOption,
     console,
@@ -18,10 +18,10 @@ from kgrag.api.cli_common import (
     progress_bar,
     runtime,
 )
-from kgrag.api.cli_eval import eval_app
-from kgrag.api.cli_graph import graph_app
-from kgrag.api.cli_query import query
-from kgrag.api.cli_serve import serve
+from kgrag.api.cli.eval import eval_app
+from kgrag.api.cli.graph import graph_app
+from kgrag.api.cli.query import query as query_command
+from kgrag.api.cli.serve import serve as serve_command
 from kgrag.api.doctor import run_checks
 from kgrag.ingest.pipeline import Ingestor
 from kgrag.retrieval.maintenance import delete_document_everywhere, publish_bm25
@@ -45,9 +45,9 @@ index_app = typer.Typer(help="The BM25 index every replica serves (built here, p
 app.add_typer(index_app, name="index")
 app.add_typer(graph_app, name="graph")
 app.add_typer(eval_app, name="eval")
-app.command("serve")(serve)
-app.command("query")(query)
-app.command("ask")(ask)
+app.command("serve")(serve_command)
+app.command("query")(query_command)
+app.command("ask")(ask_command)
 
 
 @app.command()
@@ -199,6 +199,3 @@ def doctor() -> None:
 def main() -> None:
     app()
 
-
-if __name__ == "__main__":
-    main()

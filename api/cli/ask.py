@@ -6,8 +6,8 @@ import sys
 from typing import Annotated
 
 import typer
-from kgrag.api.cli_common import console, err_console, handle_errors, runtime
-from kgrag.api.cli_query import FILTER_HELP, exit_if_store_empty, parse_filters, parse_signals
+from kgrag.api.cli.common import console, err_console, handle_errors, runtime
+from kgrag.api.cli.query import FILTER_HELP, exit_if_store_empty, parse_filters, parse_signals
 from kgrag.retrieval.answer.base import Answer
 from kgrag.retrieval.answer.factory import answerer_for
 from kgrag.retrieval.answer.grounded import answer_stream, gate

@@ -6,7 +6,7 @@ import ipaddress
 from typing import Annotated
 
 import typer
-from kgrag.api.cli_common import err_console, handle_errors, load_settings
+from kgrag.api.cli.common import err_console, handle_errors, load_settings
 from kgrag.core.errors import ConfigError
 
 

@@ -27,11 +27,11 @@ from kgrag.api.schemas import (
 )
 from kgrag.core.errors import InvalidInputError, KgragError
 from kgrag.core.settings import Settings
-from kgrag.ingest.loaders import control_char
+from kgrag.core.text import control_char
 from kgrag.retrieval.answer import Answer
 from kgrag.retrieval.answer.grounded import answer_stream, gate, grounded_answer
 from kgrag.retrieval.gate import GateDecision
-from kgrag.retrieval.pipeline import PipelineResult
+from kgrag.retrieval.results import PipelineResult
 
 log = logging.getLogger("kgrag.api")
 
