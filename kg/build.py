@@ -112,7 +112,7 @@ def build_graph(
         stage("pruning orphan entities")
         pruned = store.prune_orphans()
         stage("linking documents by title")
-        layer = document_layer(store.titles(), store.iter_chunk_texts())
+        layer = document_layer(store.document_heads(), store.iter_chunk_texts())
         stage("writing the graph file")
         path.parent.mkdir(parents=True, exist_ok=True)
         assembler = Assembler(settings.document_edge_weight)  # the serving arrays, from the same records

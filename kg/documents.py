@@ -21,6 +21,8 @@ from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from kgrag.kg.subjects import document_subject, subject_variants
+
 _TOKEN = re.compile(r"[\w&]+(?:['’.\-][\w&]+)*", re.UNICODE)
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
 _TRAILING_PAREN = re.compile(r"\s*\([^()]*\)\s*$")
@@ -71,9 +73,12 @@ class DocumentLayer:
     alias_df: dict[str, int]
 
 
-def document_layer(titles: Iterable[tuple[int, str]], chunks: Iterable[tuple[int, int, str]]) -> DocumentLayer:
-    """Title documents for (document id, title) pairs, and the mention links found in the chunks' text."""
-    docs = tuple(d for document_id, title in titles if (d := title_document(document_id, title)) is not None)
+def document_layer(heads: Iterable[tuple[int, str, str, str]], chunks: Iterable[tuple[int, int, str]]
+                   ) -> DocumentLayer:
+    """Title documents for (document id, title, source, opening text), named by their title where it is
+    usable, else by the subject their text opens with (kg.subjects); and the mention links found in the
+    chunks' text."""
+    docs = tuple(d for head in heads if (d := subject_document(*head)) is not None)
     links, alias_df = scan_mentions(TitleIndex(docs), chunks)
     return DocumentLayer(docs, tuple(links), alias_df)
 
@@ -102,10 +107,19 @@ def title_key(text: str) -> str:
     return " ".join(t.key for t in tokens(text))
 
 
-def title_document(document_id: int, title: str) -> TitleDocument | None:
+def subject_document(document_id: int, title: str, source: str, opening: str) -> TitleDocument | None:
+    """The document's node name and aliases: its title, or the subject its text opens with (and that
+    subject's variants); None when neither names anything."""
+    name, is_title = document_subject(title, source, opening, max_words=MAX_ALIAS_TOKENS)
+    if not name:
+        return None
+    return title_document(document_id, name, () if is_title else subject_variants(name))
+
+
+def title_document(document_id: int, title: str, variants: Sequence[str] = ()) -> TitleDocument | None:
     """None for a title that cannot name anything in prose (no letters, or a single character)."""
     full = title_key(title)
-    keys = [full, title_key(_TRAILING_PAREN.sub("", title))]
+    keys = [full, title_key(_TRAILING_PAREN.sub("", title)), *(title_key(v) for v in variants)]
     aliases = tuple(dict.fromkeys(k for k in keys if _usable(k)))
     if not aliases:
         return None

@@ -166,14 +166,16 @@ class GraphStore:
             finally:
                 conn.isolation_level = None
 
-    def titles(self) -> list[tuple[int, str]]:
-        """(document id, title) of every document with processed chunks: the documents the graph covers."""
+    def document_heads(self) -> list[tuple[int, str, str, str]]:
+        """(document id, title, source, opening text) of every document with processed chunks: the documents
+        the graph covers, with what is needed to name one whose title cannot (kg.subjects)."""
         with self.db.connection() as conn:
             rows = conn.execute(
-                "SELECT d.id, d.title FROM documents d WHERE EXISTS (SELECT 1 FROM chunks c"
+                "SELECT d.id, d.title, d.source, (SELECT left(c.text, 600) FROM chunks c WHERE c.document_id = d.id"
+                " ORDER BY c.position LIMIT 1) FROM documents d WHERE EXISTS (SELECT 1 FROM chunks c"
                 " JOIN kg_processed_chunks p ON p.chunk_id = c.id WHERE c.document_id = d.id) ORDER BY d.id"
             ).fetchall()
-        return [(int(r[0]), r[1] or "") for r in rows]
+        return [(int(r[0]), r[1] or "", r[2] or "", r[3] or "") for r in rows]
 
     def iter_chunk_texts(self, *, batch_size: int = 5000) -> Iterator[tuple[int, int, str]]:
         """(chunk id, document id, text) of every processed chunk, streamed by a server-side cursor so the

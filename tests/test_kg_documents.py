@@ -92,8 +92,8 @@ def test_an_ambiguous_alias_goes_to_the_whole_title_then_the_disambiguator_the_t
     assert index.resolve("kelpie") == (1, 2)
     assert index.resolve("kelpie", {"the", "film", "kelpie"}) == (2,)
     assert index.resolve("mercy") == (3,)  # its whole title
-    layer = document_layer([(d.document_id, d.title) for d in docs] + [(5, "Review")],
-                           [(50, 5, "The ship Kelpie sank; the film Mercy did not.")])
+    heads = [(d.document_id, d.title, f"s{d.document_id}", "") for d in docs] + [(5, "Review", "s5", "")]
+    layer = document_layer(heads, [(50, 5, "The ship Kelpie sank; the film Mercy did not.")])
     assert {(k.target, round(k.weight, 3)) for k in layer.links} == {(1, 0.5), (2, 0.5), (3, 1.0)}
 
 

@@ -1,0 +1,90 @@
+"""What a document is about, when its title cannot say: the subject of its opening sentence or its heading line.
+
+The document layer links prose to documents by title. A corpus without usable titles (file stems such as
+"jonas_meier", ids, empty titles, or 40-word paper titles no prose repeats) would get no links at all, yet
+its documents are usually *about* something that they name first: "Ermengarde of Tours (died 851) was the
+daughter of ...", a "Project Heron" heading line. The subject is found by shape alone (a short name-like
+phrase before the first copula, or a short first line), never from ids or corpus order.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePath
+
+MAX_SUBJECT_WORDS = 8
+_FIRST_LINE = re.compile(r"\A\s*(?:#+\s*)?([^\n]{2,100}?)\s*#*\s*\n")
+_COPULA = re.compile(r"\s(?:is|was|are|were|has been|had been|was once|is also|was also)\s", re.I)
+_PAREN = re.compile(r"\s*[(\[][^()\[\]]*[)\]]\s*")
+_WORD = re.compile(r"[\w&]+(?:['’.\-][\w&]+)*")
+_NOT_A_NAME_WORDS = (
+    "a an the this that these those it its he she they we i you there here his her their our my your one "
+    "some many most several each every all in on at of for from by with to as after before during when "
+    "while if although since because"
+)
+_NOT_A_NAME = frozenset(_NOT_A_NAME_WORDS.split())
+_CLAUSE_BREAK = re.compile(r"[!?;]|\.\s+[a-z]")
+_LINKER_WORDS = "of the and de la le von van der del da di du y & for on in at"
+_LINKERS = frozenset(_LINKER_WORDS.split())
+
+
+def usable_title(title: str, source: str, max_words: int) -> bool:
+    """A title prose can write: not the source's name or file stem standing in for a missing title, not
+    longer than ``max_words`` words (no document repeats a 40-word paper title)."""
+    title = title.strip()
+    if not title or title == source:
+        return False
+    stem = PurePath(source.rsplit(":", 1)[-1]).stem
+    if title in (stem, PurePath(source).name):
+        return False
+    words = _WORD.findall(title)
+    return 0 < len(words) <= max_words and any(ch.isalpha() for ch in title)
+
+
+def text_subject(text: str) -> str:
+    """The name the text opens with: a short heading line, else what the first sentence says *is* something."""
+    head = _FIRST_LINE.match(text)
+    if head and _name_like(head.group(1), heading=True):
+        return head.group(1).strip()
+    first = text.lstrip()[:400]
+    m = _COPULA.search(first)
+    if m is None:
+        return ""
+    subject = _PAREN.sub(" ", first[:m.start()]).strip(" ,;:-")
+    subject = " ".join(subject.split())
+    return subject if _name_like(subject, heading=False) else ""
+
+
+def _name_like(phrase: str, *, heading: bool) -> bool:
+    """Short, starting with a capital, every word capitalised except linking words: a name, not a clause."""
+    words = _WORD.findall(phrase)
+    if not words or len(words) > MAX_SUBJECT_WORDS or words[0].lower() in _NOT_A_NAME - {"the"}:
+        return False
+    # an abbreviation ("St. Maurice") is fine; a sentence boundary before the copula is not
+    if not heading and _CLAUSE_BREAK.search(phrase):
+        return False
+    if heading and phrase.rstrip().endswith((".", ":", "?", "!")):
+        return False
+    content = [w for w in words if w.lower() not in _LINKERS]
+    return bool(content) and all(w[0].isupper() or w[0].isdigit() for w in content)
+
+
+def document_subject(title: str, source: str, opening: str, *, max_words: int) -> tuple[str, bool]:
+    """The name a document goes by in the graph, and whether it is its own title (else found in its text;
+    "" when neither says)."""
+    if usable_title(title, source, max_words):
+        return title, True
+    return text_subject(opening), False
+
+
+def subject_variants(subject: str) -> tuple[str, ...]:
+    """Other ways prose writes a subject found in text: without a leading "The" ("The Limestone Coast" is
+    "Limestone Coast" mid-sentence), and a long personal name by its first and last word ("Henry Walter
+    Moore" is "Henry Moore" elsewhere)."""
+    words = _PAREN.sub(" ", subject).replace('"', " ").split()
+    out = []
+    if len(words) >= 2 and words[0].lower() == "the":
+        out.append(" ".join(words[1:]))
+    elif len(words) >= 3 and all(w[0].isupper() for w in words) and not any(w.lower() in _LINKERS for w in words):
+        out.append(f"{words[0]} {words[-1]}")
+    return tuple(out)
