@@ -8,6 +8,7 @@ files it was read from: results are stamped with it, and a stale results file is
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import json
 from collections.abc import Callable, Iterator
@@ -87,15 +88,23 @@ def fingerprint_files(files: tuple[Path, ...]) -> str:
     return digest.hexdigest()[:16]
 
 
-def load_dataset(path: Path) -> Dataset:
-    """Recognise the format from the files present, with an error that lists what each needs."""
+NO_TITLES = "-no-titles"
+"""Suffix of a dataset loaded with ``drop_titles``: its own name, so its own data home and results file."""
+
+
+def load_dataset(path: Path, *, drop_titles: bool = False) -> Dataset:
+    """Recognise the format from the files present, with an error that lists what each needs.
+
+    ``drop_titles`` loads every document with no title (as a folder of files named by id would be): the
+    check that retrieval, the graph above all, does not depend on a corpus whose documents name each other
+    by title."""
     path = path.resolve()
     if path.is_file() and path.suffix == ".json" and _looks_golden(path):
-        return load_golden(path)
+        return load_golden(path, drop_titles=drop_titles)
     if path.is_dir() and (path / "corpus.json").exists() and (path / "queries.jsonl").exists():
-        return load_multihop(path)
+        return load_multihop(path, drop_titles=drop_titles)
     if path.is_dir() and (path / "qrels").is_dir() and list(path.glob("corpus*.jsonl")):
-        return load_beir(path)
+        return load_beir(path, drop_titles=drop_titles)
     raise InvalidInputError(
         f"{path} is not a dataset kgrag knows",
         fix="give a BEIR folder (corpus*.jsonl, queries.jsonl, qrels/test.tsv), a multi-hop folder "
@@ -103,7 +112,11 @@ def load_dataset(path: Path) -> Dataset:
     )
 
 
-def load_beir(path: Path, split: str = "test") -> Dataset:
+def _name(path: Path, drop_titles: bool) -> str:
+    return path.name + (NO_TITLES if drop_titles else "")
+
+
+def load_beir(path: Path, split: str = "test", *, drop_titles: bool = False) -> Dataset:
     corpus_files = tuple(sorted(path.glob("corpus*.jsonl")))
     qrels_path = path / "qrels" / f"{split}.tsv"
     relevant: dict[str, set[str]] = {}
@@ -124,14 +137,15 @@ def load_beir(path: Path, split: str = "test") -> Dataset:
                 for line in fh:
                     d = json.loads(line)
                     source = f"{path.name}:{d['_id']}"
-                    yield _loaded(source, lambda d=d, source=source: load_text(
-                        d["text"], source=source, title=d.get("title") or d["_id"]))
+                    title = "" if drop_titles else d.get("title") or d["_id"]
+                    yield _loaded(source, lambda d=d, source=source, title=title: load_text(
+                        d["text"], source=source, title=title))
 
-    return Dataset(path.name, "beir", path, tuple(questions), (*corpus_files, path / "queries.jsonl", qrels_path),
-                   documents)
+    files = (*corpus_files, path / "queries.jsonl", qrels_path)
+    return Dataset(_name(path, drop_titles), "beir", path, tuple(questions), files, documents)
 
 
-def load_multihop(path: Path) -> Dataset:
+def load_multihop(path: Path, *, drop_titles: bool = False) -> Dataset:
     corpus_path, queries_path = path / "corpus.json", path / "queries.jsonl"
     questions = []
     with open(queries_path) as fh:
@@ -146,9 +160,17 @@ def load_multihop(path: Path) -> Dataset:
     def documents() -> Iterator[LoadedDocument | Skipped]:
         for i, p in enumerate(json.loads(corpus_path.read_text())):
             source = f"{path.name}:{i}"
-            yield _loaded(source, lambda p=p, source=source: load_text(p["text"], source=source, title=p["title"]))
+            title = "" if drop_titles else p["title"]
+            yield _loaded(source, lambda p=p, source=source, title=title: load_text(p["text"], source=source,
+                                                                                   title=title))
 
-    return Dataset(path.name, "multihop", path, tuple(questions), (corpus_path, queries_path), documents)
+    return Dataset(_name(path, drop_titles), "multihop", path, tuple(questions), (corpus_path, queries_path), documents)
+
+
+def _untitled(doc: LoadedDocument, drop_titles: bool) -> LoadedDocument:
+    """The document as a titleless store holds it: the source stands in for the title (as ingest does for a
+    document with none), so nothing the loader read from a heading or front matter names it."""
+    return dataclasses.replace(doc, title=doc.source) if drop_titles else doc
 
 
 def _looks_golden(path: Path) -> bool:
@@ -159,7 +181,7 @@ def _looks_golden(path: Path) -> bool:
     return isinstance(data, dict) and "questions" in data and "corpus" in data
 
 
-def load_golden(path: Path) -> Dataset:
+def load_golden(path: Path, *, drop_titles: bool = False) -> Dataset:
     """Our own format: {"name", "corpus": folder relative to the file, "questions": [...]}.
 
     Each question: {"id", "question", "relevant": [file names], "keywords": [...], "should_refuse": bool}.
@@ -170,7 +192,7 @@ def load_golden(path: Path) -> Dataset:
         raise InvalidInputError(f"golden set {path} names a corpus folder {corpus} that does not exist",
                                 fix="set \"corpus\" to a folder path relative to the golden-set file")
     files = tuple(sorted(f for f in corpus.rglob("*") if f.is_file() and f.suffix.lower() in SUPPORTED_SUFFIXES))
-    name = data.get("name", path.stem)
+    name = data.get("name", path.stem) + (NO_TITLES if drop_titles else "")
     questions = tuple(
         EvalQuestion(
             str(q.get("id", i)), q["question"], frozenset(q.get("relevant", [])),
@@ -183,7 +205,7 @@ def load_golden(path: Path) -> Dataset:
     def documents() -> Iterator[LoadedDocument | Skipped]:
         for f in files:
             source = f"{name}:{f.relative_to(corpus).as_posix()}"
-            yield _loaded(source, lambda f=f, source=source: load_bytes(
-                f.read_bytes(), source=source, suffix=f.suffix, default_title=f.stem))
+            yield _loaded(source, lambda f=f, source=source: _untitled(load_bytes(
+                f.read_bytes(), source=source, suffix=f.suffix, default_title=f.stem), drop_titles))
 
     return Dataset(name, "golden", path, questions, (path, *files), documents)

@@ -48,6 +48,9 @@ def run(
                                                 "one).")] = None,
     answers: Annotated[bool | None, typer.Option("--answers/--no-answers", help="Also gate and answer each "
                                                  "question (default: golden sets only).")] = None,
+    drop_titles: Annotated[bool, typer.Option("--drop-titles", help="Load every document with no title, into "
+                                              "its own data home (<dataset>-no-titles): how retrieval does on a "
+                                              "corpus whose documents don't name each other by title.")] = False,
 ) -> None:
     """Ingest a dataset into its own data home, build its graph, and ask every question.
 
@@ -55,11 +58,12 @@ def run(
     documents are never mixed in; a second run reuses it (unchanged documents are skipped).
 
     Example:  kgrag eval run --dataset ../shared/data/scifact --ablate --limit 100
+              kgrag eval run --dataset ../shared/data/2wikimultihopqa --ablate --drop-titles
     """
     from kgrag.eval.datasets import load_dataset
     from kgrag.eval.runner import run_eval
 
-    ds = load_dataset(dataset).subset(limit)
+    ds = load_dataset(dataset, drop_titles=drop_titles).subset(limit)
     base = load_settings()
     settings = base.model_copy(update={"home": base.home / "eval" / ds.name, "database": DatabaseSettings()})
     out = (output or base.home / "eval" / "results" / f"{ds.name}.json").resolve()
