@@ -142,7 +142,7 @@ class TitleIndex:
     @classmethod
     def from_parts(cls, documents: Mapping[int, TitleDocument], targets: Mapping[str, tuple[int, ...]],
                    prefixes: Container[str]) -> TitleIndex:
-        """The index as kg.index.save_arrays stored it, as mapped tables: a replica neither repeats the
+        """The index as kg.arrays.save stored it, as mapped tables: a replica neither repeats the
         alias scan nor makes an object per document (at a million chunks, 440k of them)."""
         index = cls.__new__(cls)
         index.documents = documents

@@ -19,8 +19,8 @@ from typing import Any
 
 from kgrag.kg.canonical import canonical_name, entity_key
 from kgrag.kg.documents import specificity, tokens
-from kgrag.kg.index import LoadedGraph, fuzzy_bucket
 from kgrag.kg.nlp import LINK_COMPONENTS, disabled_for
+from kgrag.kg.serving import LoadedGraph
 from rapidfuzz import fuzz, process
 
 _WORD = re.compile(r"[\w&]+(?:['’.\-][\w&]+)*", re.UNICODE)
@@ -97,7 +97,7 @@ class Linker:
             weight = _case_weight(text, cased) / len(targets)
             precision = specificity(graph.alias_df.get(alias, 1))
             for document_id in targets:
-                node = graph.document_index[document_id]
+                node = graph.document_node(document_id)
                 _keep(found, LinkedEntity(node, graph.names[node], text, TITLE, weight, precision))
             spans.append((words[start].start, words[end - 1].end))
         return spans
@@ -140,10 +140,10 @@ class Linker:
         key = entity_key(canonical_name(text))
         if not key:
             return []
-        node = graph.index.get(key)
+        node = graph.node_of(key)
         if node is not None:
             return [_linked(graph, node, text, how, 1.0)]
-        targets = graph.aliases.get(key, ())
+        targets = graph.aliased(key)
         if targets:
             return [_linked(graph, i, text, "alias", 1.0 / len(targets)) for i in targets]
         return self._fuzzy(text, graph) if fuzzy else []
@@ -155,7 +155,7 @@ class Linker:
         spread = max(1, int(len(key) * (100 - self.fuzzy_threshold) / 100) + 1)
         best: tuple[str, float] | None = None
         for length in range(len(key) - spread, len(key) + spread + 1):
-            choices = graph.fuzzy_buckets.get(fuzzy_bucket(key[0], length), ())
+            choices = graph.fuzzy_candidates(key[0], length)
             # Bucket by bucket, not one joined list (tens of thousands of names at a million chunks);
             # a later bucket must beat the best so far, as the first best of the joined list won.
             found = process.extractOne(key, choices, scorer=fuzz.ratio,
@@ -166,10 +166,10 @@ class Linker:
             return []
         target = best[0]
         quality = best[1] / 100.0
-        node = graph.index.get(target)
+        node = graph.node_of(target)
         if node is not None:
             return [_linked(graph, node, text, "fuzzy", quality)]
-        targets = graph.aliases.get(target, ())
+        targets = graph.aliased(target)
         return [_linked(graph, i, text, "fuzzy", quality / len(targets)) for i in targets]
 
 
