@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from kgrag.core.errors import NotFoundError
+from kgrag.core.text import SENTENCE_END_INLINE, split_sentences
 from kgrag.kg.canonical import canonical_name, entity_key
 from kgrag.kg.extract import TITLE_LABEL
 from kgrag.kg.serving import LoadedGraph
@@ -222,15 +223,12 @@ def within_hops(graph: LoadedGraph, entity: str, hops: int, limit: int) -> list[
     return [graph.keys[i] for i in seen]
 
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
-
-
 def evidence_sentences(text: str, names: list[str], limit: int = 2) -> list[str]:
     """The sentences of a chunk that name all of ``names`` (else any of them); else the chunk's start.
 
     A neighbourhood shows why two entities are linked; the whole chunk is too much to read per edge.
     """
-    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    sentences = split_sentences(text, SENTENCE_END_INLINE)
     lowered = [n.lower() for n in names if n]
     every = [s for s in sentences if all(n in s.lower() for n in lowered)]
     some = [s for s in sentences if any(n in s.lower() for n in lowered)]

@@ -11,19 +11,17 @@ their words. Fuzzy matching (rapidfuzz) only runs for words nothing matched, aga
 from __future__ import annotations
 
 import math
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from kgrag.core.text import WORD
 from kgrag.kg.canonical import canonical_name, entity_key
 from kgrag.kg.documents import specificity, tokens
 from kgrag.kg.nlp import LINK_COMPONENTS, disabled_for
 from kgrag.kg.serving import LoadedGraph
 from rapidfuzz import fuzz, process
-
-_WORD = re.compile(r"[\w&]+(?:['’.\-][\w&]+)*", re.UNICODE)
 
 MATCH_WEIGHT = {"title": 1.0, "ner": 1.0, "exact": 1.0, "alias": 0.7, "fuzzy": 0.6}
 TITLE = "title"
@@ -61,7 +59,7 @@ class Linker:
 
     def link(self, question: str, graph: LoadedGraph) -> list[LinkedEntity]:
         found: dict[int, LinkedEntity] = {}
-        words = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(question)]
+        words = [(m.group(), m.start(), m.end()) for m in WORD.finditer(question)]
         covered = [False] * len(words)
         cased = any(ch.isupper() for w, _, _ in words[1:] for ch in w)
         for start, end in self._titles(question, graph, found, cased=cased):

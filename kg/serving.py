@@ -69,9 +69,12 @@ class LoadedGraph:
     link_sentences: Mapping[tuple[int, int], str]
     """(node, node) → the sentence holding the mention link between two documents (both orders)."""
     stats: dict[str, int] = field(default_factory=dict)
-    _derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
-    """Values readers derive from this graph (kg.browse's usefulness): one per graph, made once."""
-    _derived_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Not fields (the graph's data is the fields): values readers derive from this graph, such as
+        # kg.browse's usefulness, one per graph, made once (see ``derived``).
+        object.__setattr__(self, "_derived", {})
+        object.__setattr__(self, "_derived_lock", threading.Lock())
 
     @property
     def corpus_version(self) -> int:
@@ -129,12 +132,13 @@ class LoadedGraph:
     # -- values derived by readers -------------------------------------------------------------------
     def derived(self, name: str, make: Callable[[LoadedGraph], T]) -> T:
         """``make(self)``, computed once per graph (a new build is a new object, so nothing goes stale)."""
-        value = self._derived.get(name)
+        cache: dict[str, Any] = self._derived  # type: ignore[attr-defined]
+        value = cache.get(name)
         if value is None:
-            with self._derived_lock:
-                value = self._derived.get(name)
+            with self._derived_lock:  # type: ignore[attr-defined]
+                value = cache.get(name)
                 if value is None:
-                    value = self._derived[name] = make(self)
+                    value = cache[name] = make(self)
         return value
 
 
