@@ -48,7 +48,7 @@ def _build_resources(rt: Runtime) -> Resources:
     sync = sync_for(rt, pipeline, start=False)
     sync.sync_once()  # a replica with an empty data home downloads the published BM25 index and graph first
     sync.start()  # then new versions load in the background; builds never run in a query
-    answerer = answerer_for(settings.answer, embedder=embedder, spacy_model=settings.graph.spacy_model)
+    answerer = answerer_for(settings.answer, embedder=embedder, spacy=rt.spacy)
     ingestor = Ingestor(rt.store, embedder, settings.chunking, settings.embedding)
     log.info("answers by %s; signals %s", answerer.name, ",".join(settings.retrieval.signals))
     return Resources(rt, pipeline, answerer, ingestor, JobRunner(rt.db, stale_after=settings.artifacts.job_stale_after),

@@ -17,7 +17,7 @@ import networkx as nx
 from kgrag.api.routes.browse import ChunkTexts, entity_out, view_out
 from kgrag.kg import browse
 from kgrag.kg.export import script_safe_json
-from kgrag.kg.index import LoadedGraph
+from kgrag.kg.serving import LoadedGraph
 
 NEIGHBOURS = 40
 OVERVIEW = 120
@@ -53,12 +53,14 @@ def static_views(graph: LoadedGraph, chunk_texts: ChunkTexts, *, entity: str | N
 
 
 def live_page(g: nx.Graph, path: Path, chunk_texts: ChunkTexts, *, entity: str | None, hops: int,
-              top: int | None) -> tuple[str, dict[str, Any]]:
-    """The page for ``g``, the graph file's live view (kg.export.live_view): the CLI's and the API's export."""
+              top: int | None, document_edge_weight: float) -> tuple[str, dict[str, Any]]:
+    """The page for ``g``, the graph file's live view (kg.export.live_view): the CLI's and the API's export.
+    ``document_edge_weight`` (GraphSettings) weighs links as serving does."""
+    from kgrag.kg.assemble import loaded_view
     from kgrag.kg.export import HTML_DEFAULT_TOP
-    from kgrag.kg.index import loaded_view
 
-    payload = static_views(loaded_view(g, path), chunk_texts, entity=entity, hops=hops, top=top or HTML_DEFAULT_TOP)
+    graph = loaded_view(g, path, document_edge_weight=document_edge_weight)
+    payload = static_views(graph, chunk_texts, entity=entity, hops=hops, top=top or HTML_DEFAULT_TOP)
     return static_page(payload), payload
 
 

@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO))
 from kgrag.core.db import Database  # noqa: E402
 from kgrag.core.settings import Settings  # noqa: E402
 from kgrag.eval.runner import git_commit  # noqa: E402
-from kgrag.kg.index import arrays_folder  # noqa: E402
+from kgrag.kg.arrays import folder_of as arrays_folder  # noqa: E402
 
 BEGIN, END = "<!-- capacity:begin -->", "<!-- capacity:end -->"
 TARGET_CHUNKS = 10_000_000

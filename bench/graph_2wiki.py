@@ -23,13 +23,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+from kgrag.core.nlp import load_spacy
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import Settings
 from kgrag.core.types import Hit, LoadedDocument
 from kgrag.ingest.loaders import load_text
 from kgrag.ingest.pipeline import Ingestor
 from kgrag.kg.build import build_graph
-from kgrag.kg.nlp import load_spacy
 from kgrag.kg.store import GraphStore
 from kgrag.retrieval.base import Query, Retriever
 from kgrag.retrieval.bm25 import BM25Retriever

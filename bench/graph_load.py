@@ -28,16 +28,19 @@ sys.path.insert(0, str(REPO / "bench"))
 
 def _child(mode: str, path: Path) -> None:
     import psutil
-    from kgrag.kg.index import arrays_folder, load_graph
+    from kgrag.core.settings import GraphSettings
+    from kgrag.kg.arrays import folder_of as arrays_folder
+    from kgrag.kg.holder import load_graph
 
+    weight = GraphSettings().document_edge_weight
     t0 = time.perf_counter()
     if mode == "json":
+        from kgrag.kg.assemble import from_node_link
         from kgrag.kg.graphfile import read_data
-        from kgrag.kg.index import from_node_link
 
-        graph = from_node_link(read_data(path), path=path, signature=(0, 0, 0))
+        graph = from_node_link(read_data(path), path=path, signature=(0, 0, 0), document_edge_weight=weight)
     else:
-        graph = load_graph(path)
+        graph = load_graph(path, document_edge_weight=weight)
     seconds = time.perf_counter() - t0
     if mode == "arrays":  # the arrays were used, not a fallback parse
         assert any(p.name.endswith(".npy") for p in arrays_folder(path).iterdir())
@@ -56,8 +59,12 @@ def main() -> None:
         _child(args.child, args.graph)
         return
     from graph_scale import replicate
+    from kgrag.core.settings import GraphSettings
+    from kgrag.kg import arrays
+    from kgrag.kg.assemble import from_node_link
     from kgrag.kg.graphfile import read_data
-    from kgrag.kg.index import DOCUMENT_EDGE_WEIGHT, arrays_folder, from_node_link, save_arrays
+
+    weight = GraphSettings().document_edge_weight
 
     data = read_data(args.graph)
     if args.copies > 1:
@@ -68,11 +75,11 @@ def main() -> None:
                              mtime=0)
         path.write_bytes(blob)
         t0 = time.perf_counter()
-        loaded = from_node_link(data, path=path, signature=(0, 0, 0))
-        save_arrays(loaded, arrays_folder(path), source_sha256=hashlib.sha256(blob).hexdigest(),
-                    document_edge_weight=DOCUMENT_EDGE_WEIGHT)
+        loaded = from_node_link(data, path=path, signature=(0, 0, 0), document_edge_weight=weight)
+        arrays.save(loaded, arrays.folder_of(path), source_sha256=hashlib.sha256(blob).hexdigest(),
+                    document_edge_weight=weight)
         arrays_s = time.perf_counter() - t0
-        arrays_bytes = sum(p.stat().st_size for p in arrays_folder(path).iterdir())
+        arrays_bytes = sum(p.stat().st_size for p in arrays.folder_of(path).iterdir())
         del loaded, data
         results = {}
         for mode in ("json", "arrays"):

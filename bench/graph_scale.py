@@ -20,11 +20,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from kgrag.core.nlp import load_spacy
 from kgrag.core.settings import GraphSettings
+from kgrag.kg.assemble import from_node_link
 from kgrag.kg.graphfile import DOCUMENT, DOCUMENT_PREFIX, document_id, document_node, read_data
-from kgrag.kg.index import from_node_link
 from kgrag.kg.linking import Linker
-from kgrag.kg.nlp import load_spacy
 from kgrag.kg.search import explain, score
 
 QUERIES = Path(__file__).resolve().parents[2] / "shared" / "data" / "2wikimultihopqa" / "queries.jsonl"

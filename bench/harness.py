@@ -286,9 +286,9 @@ def build_replicated(home: Path, base_home: Path, chunks: int) -> dict[str, Any]
 # -- graph -------------------------------------------------------------------------------------------
 def graph_real(home: Path) -> dict[str, Any]:
     """kg.build.build_graph over the whole corpus (spaCy on every chunk)."""
+    from kgrag.core.nlp import load_spacy
     from kgrag.core.runtime import Runtime
     from kgrag.kg.build import build_graph
-    from kgrag.kg.nlp import load_spacy
     from kgrag.kg.parallel import worker_count
     from kgrag.kg.store import GraphStore
 
@@ -316,10 +316,10 @@ def graph_real(home: Path) -> dict[str, Any]:
 
 def graph_replicated(home: Path, base_home: Path, base_graph: dict[str, Any], chunks: int) -> dict[str, Any]:
     """Copies' graph rows re-pointed from the base corpus, then the real build finishes; see module doc."""
+    from kgrag.core.nlp import load_spacy
     from kgrag.core.runtime import Runtime
     from kgrag.kg.build import build_graph
     from kgrag.kg.extract import Extraction, Mention, Relation
-    from kgrag.kg.nlp import load_spacy
     from kgrag.kg.store import GraphStore
 
     with Runtime(settings_for(base_home)) as rt, rt.db.connection() as conn:

@@ -372,9 +372,9 @@ def measure_child(args: list[str], *, label: str, cap_mb: float | None = None,
 def child_graph_build(home: Path) -> None:
     """Everything a graph build does after extraction (nothing is pending: the rows are stored)."""
     import psutil
+    from kgrag.core.nlp import load_spacy
     from kgrag.core.runtime import Runtime
     from kgrag.kg.build import build_graph
-    from kgrag.kg.nlp import load_spacy
     from kgrag.kg.store import GraphStore
 
     settings = harness.settings_for(home)
@@ -396,12 +396,13 @@ def child_graph_build(home: Path) -> None:
 def child_graph_load(home: Path) -> None:
     """A fresh replica's load of the built graph (the arrays beside the file, memory-mapped)."""
     import psutil
-    from kgrag.kg.index import load_graph
+    from kgrag.kg.holder import load_graph
 
-    path = harness.settings_for(home).graph_path
+    settings = harness.settings_for(home)
+    path = settings.graph_path
     rss0 = psutil.Process().memory_info().rss
     t0 = time.perf_counter()
-    graph = load_graph(path)
+    graph = load_graph(path, document_edge_weight=settings.graph.document_edge_weight)
     seconds = time.perf_counter() - t0
     print(json.dumps({"seconds": round(seconds, 2), "mapped": type(graph.chunk_ids).__name__ == "memmap",
                       "rss_added_mb": round((psutil.Process().memory_info().rss - rss0) / 2**20, 1),

@@ -41,11 +41,11 @@ def main() -> None:
 
     import soak
     from kgrag.api.app import create_app
+    from kgrag.core.nlp import load_spacy
     from kgrag.core.runtime import Runtime
     from kgrag.core.settings import AnswerSettings, RerankSettings, Settings
     from kgrag.ingest.pipeline import Ingestor
     from kgrag.kg.build import build_graph
-    from kgrag.kg.nlp import load_spacy
     from kgrag.kg.store import GraphStore
 
     from tests.browser import browser_page

@@ -1,19 +1,27 @@
-"""The process-wide resources (settings, embedding model, database) created once and passed in.
+"""The process-wide resources (settings, embedding model, spaCy, database, the graph holder) created
+once and passed in.
 
 The CLI makes one per command and the API one per process (in its lifespan). Loading is lazy and
-locked, so `kgrag documents list` never loads a model and two threads never load one twice.
+locked, so `kgrag documents list` never loads a model and two threads never load one twice. Layers
+above core hand their own resources to ``shared`` (kg.holder.graph_holder does), so the Runtime owns
+them without core importing those layers.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Hashable
 from functools import cached_property
+from typing import Any, TypeVar
 
 from kgrag.core.artifacts import ArtifactStore
 from kgrag.core.db import Database, check_embedding_model
 from kgrag.core.models import Embedder, load_embedder
+from kgrag.core.nlp import load_spacy
 from kgrag.core.settings import Settings
 from kgrag.core.store import Store
+
+T = TypeVar("T")
 
 
 class Runtime:
@@ -24,6 +32,8 @@ class Runtime:
             self.__dict__["embedder"] = embedder
         self._db: Database | None = None
         self._dim_checked = False
+        self._shared_lock = threading.Lock()
+        self._shared: dict[Hashable, tuple[threading.Lock, list[Any]]] = {}
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -31,6 +41,22 @@ class Runtime:
             if "embedder" in self.__dict__:  # pragma: no cover - set while we waited
                 return self.__dict__["embedder"]
             return load_embedder(self.settings.embedding)
+
+    def shared(self, key: Hashable, make: Callable[[], T]) -> T:
+        """The resource made by ``make`` for ``key``, made once per runtime on first use. Each key has its
+        own lock: loading spaCy never holds up a thread that wants the database."""
+        with self._shared_lock:
+            lock, slot = self._shared.setdefault(key, (threading.Lock(), []))
+        if not slot:
+            with lock:
+                if not slot:
+                    slot.append(make())
+        return slot[0]
+
+    def spacy(self, name: str | None = None) -> Any:
+        """The spaCy pipeline ``name`` (default: settings.graph.spacy_model), loaded once, on first use."""
+        model = name or self.settings.graph.spacy_model
+        return self.shared(("spacy", model), lambda: load_spacy(model))
 
     @property
     def db(self) -> Database:

@@ -77,6 +77,8 @@ class IngestSettings(BaseModel):
 
 ExtractionMode = Literal["entities", "syntax"]
 """How the graph build reads text; see GraphSettings.extraction."""
+Traversal = Literal["ppr", "khop"]
+"""How relevance spreads from the linked nodes: personalised PageRank (push) or k-hop sums."""
 
 
 class GraphSettings(BaseModel):
@@ -95,7 +97,7 @@ class GraphSettings(BaseModel):
         description="spaCy worker processes for graph builds; 0: one per available core (at most 4). "
                     "The graph is the same for any count.",
     )
-    traversal: Literal["ppr", "khop"] = "ppr"
+    traversal: Traversal = "ppr"
     ppr_damping: float = Field(default=0.5, gt=0.0, lt=1.0)
     hops: int = Field(default=2, ge=1, le=4)
     fuzzy_threshold: float = Field(default=90.0, ge=0.0, le=100.0)

@@ -63,7 +63,6 @@ def run_configs(*, ablate: bool, rerank_available: bool, default_signals: Sequen
 def prepare_corpus(rt: Runtime, dataset: Dataset, progress: Progress | None = None) -> dict[str, Any]:
     """Ingest (unchanged documents are skipped cheaply) and bring the graph up to date."""
     from kgrag.kg.build import build_graph
-    from kgrag.kg.nlp import load_spacy
     from kgrag.kg.store import GraphStore
 
     ingestor = Ingestor.from_runtime(rt, allow_duplicates=True)  # every judged unit is kept, even a twin
@@ -93,7 +92,7 @@ def prepare_corpus(rt: Runtime, dataset: Dataset, progress: Progress | None = No
         if progress:
             progress("building graph", built, total)
 
-    nlp = load_spacy(rt.settings.graph.spacy_model)
+    nlp = rt.spacy()
     graph = build_graph(GraphStore(rt.db), rt.settings.graph, rt.settings.graph_path, nlp,
                         on_total=on_total, on_progress=on_graph)
     return {
@@ -149,7 +148,7 @@ def run_eval(rt: Runtime, dataset: Dataset, *, ablate: bool, answers: bool | Non
         rerank_ok, rerank_reason = reranker_available(pipeline)
         configs = run_configs(ablate=ablate, rerank_available=rerank_ok,
                               default_signals=rt.settings.retrieval.signals)
-        answerer = (answerer_for(rt.settings.answer, embedder=rt.embedder, spacy_model=rt.settings.graph.spacy_model)
+        answerer = (answerer_for(rt.settings.answer, embedder=rt.embedder, spacy=rt.spacy)
                     if answers else None)
         runs = []
         total = len(configs) * len(dataset.questions)

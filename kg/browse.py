@@ -5,21 +5,21 @@ its top-by-degree cut was a hairball of nationality words). Every view here retu
 fixed number of entities, whatever the graph's size, and the overview ranks entities by
 *usefulness*: connected, but specific (mentioned in few chunks), with document titles first.
 
-Only these functions read LoadedGraph's internals for browsing, so a change to how the graph is
-held touches this module and not the API or the UI.
+These functions read the graph through kg.serving.LoadedGraph's methods, so the API and the UI never
+depend on how the graph is held.
 """
 
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass
 
 import numpy as np
 from kgrag.core.errors import NotFoundError
+from kgrag.core.text import SENTENCE_END_INLINE, split_sentences
 from kgrag.kg.canonical import canonical_name, entity_key
 from kgrag.kg.extract import TITLE_LABEL
-from kgrag.kg.index import LoadedGraph
+from kgrag.kg.serving import LoadedGraph
 
 MAX_VIEW = 300
 """No view returns more entities than this, however large the graph."""
@@ -67,27 +67,19 @@ class _Derived:
     lowered: tuple[str, ...]
 
 
-_cache_lock = threading.Lock()
-_cache: tuple[LoadedGraph, _Derived] | None = None
-
-
 def _derived(graph: LoadedGraph) -> _Derived:
-    """Computed once per loaded graph (a new build is a new object), in a few milliseconds at 30k entities."""
-    global _cache
-    cached = _cache
-    if cached is not None and cached[0] is graph:
-        return cached[1]
-    with _cache_lock:
-        if _cache is not None and _cache[0] is graph:
-            return _cache[1]
-        degree = np.diff(graph.adjacency.indptr).astype(np.int64)
-        chunks = np.asarray(graph.document_frequency, dtype=np.float64)
-        specificity = np.log((1.0 + len(graph.chunk_ids)) / (1.0 + chunks))
-        weights = np.array([LABEL_WEIGHT.get(label, 1.0) for label in graph.labels], dtype=np.float64)
-        usefulness = np.log1p(degree) * specificity * weights
-        derived = _Derived(usefulness=usefulness, degree=degree, lowered=tuple(n.lower() for n in graph.names))
-        _cache = (graph, derived)
-        return derived
+    """Computed once per loaded graph and kept by it (a new build is a new object), in a few milliseconds
+    at 30k entities."""
+    return graph.derived("browse", _derive)
+
+
+def _derive(graph: LoadedGraph) -> _Derived:
+    degree = np.diff(graph.adjacency.indptr).astype(np.int64)
+    chunks = np.asarray(graph.document_frequency, dtype=np.float64)
+    specificity = np.log((1.0 + len(graph.chunk_ids)) / (1.0 + chunks))
+    weights = np.array([LABEL_WEIGHT.get(label, 1.0) for label in graph.labels], dtype=np.float64)
+    usefulness = np.log1p(degree) * specificity * weights
+    return _Derived(usefulness=usefulness, degree=degree, lowered=tuple(n.lower() for n in graph.names))
 
 
 def usefulness(graph: LoadedGraph) -> np.ndarray:
@@ -127,9 +119,10 @@ def search(graph: LoadedGraph, query: str, limit: int = 20) -> list[EntityView]:
 def resolve(graph: LoadedGraph, entity: str) -> int:
     """An entity's index from its key, its name or an alias; a NotFoundError that suggests close names."""
     for candidate in (entity, entity_key(canonical_name(entity))):
-        if candidate in graph.index:
-            return graph.index[candidate]
-    owners = graph.aliases.get(entity_key(canonical_name(entity)), ())
+        node = graph.node_of(candidate)
+        if node is not None:
+            return node
+    owners = graph.aliased(entity_key(canonical_name(entity)))
     if owners:
         return max(owners, key=lambda i: _derived(graph).usefulness[i])
     close = [e.name for e in search(graph, entity.split()[0] if entity.split() else entity, limit=3)]
@@ -140,10 +133,9 @@ def resolve(graph: LoadedGraph, entity: str) -> int:
 def _edges_among(graph: LoadedGraph, members: list[int]) -> list[EdgeView]:
     chosen = set(members)
     edges = []
-    adj = graph.adjacency
     for a in members:
-        row = slice(adj.indptr[a], adj.indptr[a + 1])
-        for b, w in zip(adj.indices[row].tolist(), adj.data[row].tolist(), strict=True):
+        around, weights = graph.neighbours(a)
+        for b, w in zip(around.tolist(), weights.tolist(), strict=True):
             if b in chosen and a < b:
                 edges.append(EdgeView(graph.keys[a], graph.keys[b], graph.edge_label(a, b), round(w, 4)))
     return edges
@@ -151,10 +143,8 @@ def _edges_among(graph: LoadedGraph, members: list[int]) -> list[EdgeView]:
 
 def shared_chunks(graph: LoadedGraph, a: int, b: int, limit: int = EVIDENCE_PER_EDGE) -> tuple[int, ...]:
     """Chunks that mention both entities: where the edge between them came from."""
-    ec = graph.entity_chunks
-    cols_a = ec.indices[ec.indptr[a]:ec.indptr[a + 1]]
-    cols_b = ec.indices[ec.indptr[b]:ec.indptr[b + 1]]
-    both = np.intersect1d(cols_a, cols_b, assume_unique=True)[:limit]
+    both = np.intersect1d(graph.chunk_columns_of_entity(a), graph.chunk_columns_of_entity(b),
+                          assume_unique=True)[:limit]
     return tuple(int(c) for c in graph.chunk_ids[both])
 
 
@@ -163,10 +153,9 @@ def neighbourhood(graph: LoadedGraph, entity: str, limit: int = 40) -> GraphView
     among them; each spoke carries the chunks that are its evidence."""
     center = resolve(graph, entity)
     d = _derived(graph)
-    adj = graph.adjacency
-    row = slice(adj.indptr[center], adj.indptr[center + 1])
-    neighbours = adj.indices[row].tolist()
-    weights = adj.data[row].tolist()
+    around, around_weights = graph.neighbours(center)
+    neighbours = around.tolist()
+    weights = around_weights.tolist()
     order = sorted(range(len(neighbours)), key=lambda j: (-weights[j], -d.usefulness[neighbours[j]],
                                                           neighbours[j]))
     shown = [neighbours[j] for j in order[: max(0, min(limit, MAX_VIEW - 1))]]
@@ -185,17 +174,16 @@ def overview(graph: LoadedGraph, limit: int = 150) -> GraphView:
     """A map of what the corpus is about: the most useful entities, each with its two most useful
     neighbours (so the map shows connections, not a scatter of titles), then more by usefulness."""
     d = _derived(graph)
-    n = min(limit, MAX_VIEW, len(graph.keys))
+    n = min(limit, MAX_VIEW, graph.node_count)
     if n == 0:
         return GraphView(nodes=(), edges=())
     order = np.argsort(-d.usefulness, kind="stable")
     members: dict[int, None] = {}
-    adj = graph.adjacency
     for seed in order[: max(1, n // 3)].tolist():
         if len(members) >= n:
             break
         members[seed] = None
-        around = adj.indices[adj.indptr[seed]:adj.indptr[seed + 1]]
+        around, _ = graph.neighbours(seed)
         best = sorted(around.tolist(), key=lambda j: (-d.usefulness[j], j))
         for j in [j for j in best if j not in members][:2]:
             if len(members) < n and d.usefulness[j] > 0:
@@ -222,11 +210,10 @@ def within_hops(graph: LoadedGraph, entity: str, hops: int, limit: int) -> list[
     start = resolve(graph, entity)
     seen = {start: None}
     ring = [start]
-    adj = graph.adjacency
     for _ in range(hops):
         nxt: dict[int, float] = {}
         for a in ring:
-            for b in adj.indices[adj.indptr[a]:adj.indptr[a + 1]].tolist():
+            for b in graph.neighbours(a)[0].tolist():
                 if b not in seen:
                     nxt[b] = max(nxt.get(b, 0.0), float(d.usefulness[b]))
         ring = sorted(nxt, key=lambda b: (-nxt[b], b))[: max(0, limit - len(seen))]
@@ -236,15 +223,12 @@ def within_hops(graph: LoadedGraph, entity: str, hops: int, limit: int) -> list[
     return [graph.keys[i] for i in seen]
 
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
-
-
 def evidence_sentences(text: str, names: list[str], limit: int = 2) -> list[str]:
     """The sentences of a chunk that name all of ``names`` (else any of them); else the chunk's start.
 
     A neighbourhood shows why two entities are linked; the whole chunk is too much to read per edge.
     """
-    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    sentences = split_sentences(text, SENTENCE_END_INLINE)
     lowered = [n.lower() for n in names if n]
     every = [s for s in sentences if all(n in s.lower() for n in lowered)]
     some = [s for s in sentences if any(n in s.lower() for n in lowered)]

@@ -20,9 +20,11 @@ from typing import Any
 
 from kgrag.core.artifacts import GRAPH, ArtifactStore
 from kgrag.core.settings import ExecutorSettings, GraphSettings
+from kgrag.kg import arrays as serving_arrays
+from kgrag.kg.assemble import Assembler
 from kgrag.kg.documents import document_layer
 from kgrag.kg.graphfile import FORMAT, GRAPH_FILE, move_atomic, write_graph, write_sidecar
-from kgrag.kg.index import ARRAYS_PREFIX, Assembler, install_arrays, save_arrays
+from kgrag.kg.holder import install_arrays
 from kgrag.kg.nlp import model_id
 from kgrag.kg.parallel import extract_in_order, extract_with_ray, worker_count
 from kgrag.kg.store import GraphStore
@@ -129,12 +131,12 @@ def build_graph(
             stage("writing the serving arrays")
             serving = assembler.finish({**manifest, "counts": counts}, path=path, signature=(0, 0, 0))
             del assembler
-            save_arrays(serving, arrays, source_sha256=written.sha256,
+            serving_arrays.save(serving, arrays, source_sha256=written.sha256,
                         document_edge_weight=settings.document_edge_weight)
             del serving
             stage("publishing")
             files: dict[str, bytes | Path] = {GRAPH_FILE: written.path}
-            files.update({ARRAYS_PREFIX + f.name: f for f in sorted(arrays.iterdir())})
+            files.update({serving_arrays.PREFIX + f.name: f for f in sorted(arrays.iterdir())})
             artifact = artifacts.publish(GRAPH, "", corpus_version, files, {"params": params, "counts": counts})
             if artifact.corpus_version == corpus_version:
                 install_arrays(arrays, path)

@@ -12,6 +12,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 
+from kgrag.core.text import KEY_WORD
+
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "`": "'", "“": '"', "”": '"'})
 _SPACE = re.compile(r"\s+")
 _POSSESSIVE = re.compile(r"(?:'s|'|s')$", re.IGNORECASE)
@@ -19,7 +21,6 @@ _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _EDGE_PUNCT = " \t\"'.,;:!?()[]{}<>-–—*_#|/\\"
 _TRAILING_PAREN = re.compile(r"\s*\([^()]*\)$")
 _ACRONYM_DOTS = re.compile(r"\b((?:[A-Za-z]\.){2,})")
-_TOKEN = re.compile(r"[\w&]+(?:['.\-][\w&]+)*", re.UNICODE)
 
 ACRONYM_SKIP = frozenset({"of", "the", "and", "for", "in", "on", "at", "to", "&", "a", "an", "de", "du", "la"})
 """Words an acronym leaves out ("National Aeronautics and Space Administration" → NASA)."""
@@ -51,7 +52,7 @@ def entity_key(name: str) -> str:
     name = _ACRONYM_DOTS.sub(lambda m: m.group(1).replace(".", ""), name)
     decomposed = unicodedata.normalize("NFKD", name)
     plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(_TOKEN.findall(plain.casefold()))
+    return " ".join(KEY_WORD.findall(plain.casefold()))
 
 
 def key_tokens(key: str) -> list[str]:

@@ -21,12 +21,12 @@ from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from kgrag.core.text import WORD
+from kgrag.core.text import sentence_around as text_sentence_around
 from kgrag.kg.subjects import document_subject, subject_variants
 
-_TOKEN = re.compile(r"[\w&]+(?:['’.\-][\w&]+)*", re.UNICODE)
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
 _TRAILING_PAREN = re.compile(r"\s*\([^()]*\)\s*$")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“(\[]?[A-Z0-9])|\n\s*\n")
 
 MAX_ALIAS_TOKENS = 12
 """Longer titles are matched on their first words' aliases only if written in full; bounds the scan."""
@@ -87,9 +87,9 @@ def tokens(text: str) -> list[Token]:
     """Folded word tokens with their character spans; a trailing possessive is not part of a name."""
     if text.isascii():  # most text: fold is lower(), once for the whole text, and a token cannot end in "'"
         return [Token(w[:-2] if w.endswith("'s") else w, m.start(), m.end())
-                for m in _TOKEN.finditer(text.lower()) for w in (m.group(),)]
+                for m in WORD.finditer(text.lower()) for w in (m.group(),)]
     out: list[Token] = []
-    for m in _TOKEN.finditer(text):
+    for m in WORD.finditer(text):
         word = fold(m.group())
         word = _POSSESSIVE.sub("", word) or word
         out.append(Token(word, m.start(), m.end()))
@@ -156,7 +156,7 @@ class TitleIndex:
     @classmethod
     def from_parts(cls, documents: Mapping[int, TitleDocument], targets: Mapping[str, tuple[int, ...]],
                    prefixes: Container[str]) -> TitleIndex:
-        """The index as kg.index.save_arrays stored it, as mapped tables: a replica neither repeats the
+        """The index as kg.arrays.save stored it, as mapped tables: a replica neither repeats the
         alias scan nor makes an object per document (at a million chunks, 440k of them)."""
         index = cls.__new__(cls)
         index.documents = documents
@@ -207,15 +207,7 @@ class TitleIndex:
 
 def sentence_around(text: str, start: int, end: int) -> str:
     """The sentence holding a span, bounded in length: the evidence a mention link shows."""
-    left = 0
-    for m in _SENTENCE_END.finditer(text, 0, start):
-        left = m.end()
-    nxt = _SENTENCE_END.search(text, end)
-    right = nxt.start() if nxt else len(text)
-    sentence = " ".join(text[left:right].split())
-    if len(sentence) > MAX_SENTENCE_CHARS:
-        sentence = sentence[: MAX_SENTENCE_CHARS - 1].rstrip() + "…"
-    return sentence
+    return text_sentence_around(text, start, end, MAX_SENTENCE_CHARS)
 
 
 def scan_mentions(index: TitleIndex, chunks: Iterable[tuple[int, int, str]]

@@ -54,7 +54,7 @@ def document_id(node: str) -> int:
 
 
 class RecordSink(Protocol):
-    """Told each node-link record as the file is written (kg.index.Assembler makes the serving arrays)."""
+    """Told each node-link record as the file is written (kg.assemble.Assembler makes the serving arrays)."""
 
     def add_node(self, node: dict[str, Any]) -> None: ...
 

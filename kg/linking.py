@@ -11,19 +11,17 @@ their words. Fuzzy matching (rapidfuzz) only runs for words nothing matched, aga
 from __future__ import annotations
 
 import math
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from kgrag.core.text import WORD
 from kgrag.kg.canonical import canonical_name, entity_key
 from kgrag.kg.documents import specificity, tokens
-from kgrag.kg.index import LoadedGraph, fuzzy_bucket
 from kgrag.kg.nlp import LINK_COMPONENTS, disabled_for
+from kgrag.kg.serving import LoadedGraph
 from rapidfuzz import fuzz, process
-
-_WORD = re.compile(r"[\w&]+(?:['’.\-][\w&]+)*", re.UNICODE)
 
 MATCH_WEIGHT = {"title": 1.0, "ner": 1.0, "exact": 1.0, "alias": 0.7, "fuzzy": 0.6}
 TITLE = "title"
@@ -61,7 +59,7 @@ class Linker:
 
     def link(self, question: str, graph: LoadedGraph) -> list[LinkedEntity]:
         found: dict[int, LinkedEntity] = {}
-        words = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(question)]
+        words = [(m.group(), m.start(), m.end()) for m in WORD.finditer(question)]
         covered = [False] * len(words)
         cased = any(ch.isupper() for w, _, _ in words[1:] for ch in w)
         for start, end in self._titles(question, graph, found, cased=cased):
@@ -97,7 +95,7 @@ class Linker:
             weight = _case_weight(text, cased) / len(targets)
             precision = specificity(graph.alias_df.get(alias, 1))
             for document_id in targets:
-                node = graph.document_index[document_id]
+                node = graph.document_node(document_id)
                 _keep(found, LinkedEntity(node, graph.names[node], text, TITLE, weight, precision))
             spans.append((words[start].start, words[end - 1].end))
         return spans
@@ -140,10 +138,10 @@ class Linker:
         key = entity_key(canonical_name(text))
         if not key:
             return []
-        node = graph.index.get(key)
+        node = graph.node_of(key)
         if node is not None:
             return [_linked(graph, node, text, how, 1.0)]
-        targets = graph.aliases.get(key, ())
+        targets = graph.aliased(key)
         if targets:
             return [_linked(graph, i, text, "alias", 1.0 / len(targets)) for i in targets]
         return self._fuzzy(text, graph) if fuzzy else []
@@ -155,7 +153,7 @@ class Linker:
         spread = max(1, int(len(key) * (100 - self.fuzzy_threshold) / 100) + 1)
         best: tuple[str, float] | None = None
         for length in range(len(key) - spread, len(key) + spread + 1):
-            choices = graph.fuzzy_buckets.get(fuzzy_bucket(key[0], length), ())
+            choices = graph.fuzzy_candidates(key[0], length)
             # Bucket by bucket, not one joined list (tens of thousands of names at a million chunks);
             # a later bucket must beat the best so far, as the first best of the joined list won.
             found = process.extractOne(key, choices, scorer=fuzz.ratio,
@@ -166,10 +164,10 @@ class Linker:
             return []
         target = best[0]
         quality = best[1] / 100.0
-        node = graph.index.get(target)
+        node = graph.node_of(target)
         if node is not None:
             return [_linked(graph, node, text, "fuzzy", quality)]
-        targets = graph.aliases.get(target, ())
+        targets = graph.aliased(target)
         return [_linked(graph, i, text, "fuzzy", quality / len(targets)) for i in targets]
 
 

@@ -7,7 +7,8 @@ Batches are independent (aliases resolve within a document, and a batch holds wh
 the stored rows, and the graph file, are the same for any number of workers.
 
 Workers are started with ``spawn``: the parent may be a threaded API server, where ``fork`` can copy
-a lock some other thread holds.
+a lock some other thread holds. Each runs ``_work``, a loop that keeps its extractor in a local and
+takes numbered batches from one queue and puts results on another; the parent hands them back by number.
 
 ``extract_with_ray`` does the same over Ray actors (``--executor ray``, the ``kgrag[ray]`` extra), so a
 build can use a cluster's cores; the caller writes the results exactly as it does for local workers.
@@ -17,12 +18,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import queue
 import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.process import BaseProcess
+from multiprocessing.queues import Queue
 from typing import Any
 
 from kgrag.core.errors import KgragError
@@ -54,47 +56,92 @@ def extract_in_order(settings: GraphSettings, batches: Iterable[Sequence[ChunkTe
         for batch in batches:
             yield batch, extractor.extract(batch)
         return
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_start_worker, initargs=(settings,))
-    in_flight: deque[tuple[Sequence[ChunkText], Future[Extraction]]] = deque()
+    ctx = multiprocessing.get_context("spawn")
+    tasks: Queue[tuple[int, Sequence[ChunkText]] | None] = ctx.Queue()
+    results: Queue[tuple[int, Extraction | None, BaseException | None]] = ctx.Queue()
+    processes = [ctx.Process(target=_work, args=(settings, tasks, results, os.getpid()), daemon=True,
+                             name=f"kgrag-spacy-{n}") for n in range(workers)]
+    for process in processes:
+        process.start()
+    in_flight: deque[tuple[int, Sequence[ChunkText]]] = deque()
+    done: dict[int, Extraction] = {}
+    finished = False
     try:
-        for batch in batches:
-            in_flight.append((batch, pool.submit(_extract, batch)))
+        for number, batch in enumerate(batches):
+            tasks.put((number, batch))
+            in_flight.append((number, batch))
             if len(in_flight) >= 2 * workers:  # enough queued to keep every worker busy, no more
-                yield _collect(in_flight.popleft())
+                yield _collect(in_flight.popleft(), done, results, processes)
         while in_flight:
-            yield _collect(in_flight.popleft())
+            yield _collect(in_flight.popleft(), done, results, processes)
+        finished = True
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        _stop(processes, tasks, graceful=finished)
 
 
-def _collect(item: tuple[Sequence[ChunkText], Future[Extraction]]) -> tuple[Sequence[ChunkText], Extraction]:
-    batch, future = item
-    try:
-        return batch, future.result()
-    except BrokenProcessPool as exc:
-        raise KgragError(
-            f"a spaCy worker process died ({exc})",
-            fix="run the build with one process (kgrag graph build -p 1, or KGRAG_GRAPH__PROCESSES=1) and check "
-                "memory; a script that calls build_graph needs an `if __name__ == \"__main__\":` guard, since "
-                "workers re-import it. The batches written so far are kept",
-        ) from exc
+def _collect(item: tuple[int, Sequence[ChunkText]], done: dict[int, Extraction],
+             results: Queue[tuple[int, Extraction | None, BaseException | None]],
+             processes: list[BaseProcess]) -> tuple[Sequence[ChunkText], Extraction]:
+    """The batch's extraction, keeping results that came back earlier for later batches."""
+    number, batch = item
+    while number not in done:
+        try:
+            got, extraction, error = results.get(timeout=1.0)
+        except queue.Empty:
+            dead = [p for p in processes if not p.is_alive()]
+            if dead:
+                raise _died(f"exit code {dead[0].exitcode}") from None
+            continue
+        if error is not None:
+            raise error
+        assert extraction is not None
+        done[got] = extraction
+    return batch, done.pop(number)
 
 
-_worker: Extractor | None = None
-"""The extractor of this worker process (set by the pool initializer; never used in the parent)."""
+def _died(why: str) -> KgragError:
+    return KgragError(
+        f"a spaCy worker process died ({why})",
+        fix="run the build with one process (kgrag graph build -p 1, or KGRAG_GRAPH__PROCESSES=1) and check "
+            "memory; a script that calls build_graph needs an `if __name__ == \"__main__\":` guard, since "
+            "workers re-import it. The batches written so far are kept",
+    )
 
 
-def _start_worker(settings: GraphSettings) -> None:
-    from kgrag.kg.nlp import load_spacy
+def _stop(processes: list[BaseProcess], tasks: Queue[Any], *, graceful: bool) -> None:
+    """After the last batch, tell each worker to finish; on an error (or a caller that stopped reading),
+    end them without waiting for batches nobody will collect."""
+    if graceful:
+        for _ in processes:
+            tasks.put(None)
+    for process in processes:
+        if not graceful:
+            process.terminate()
+        process.join(timeout=30.0)
+        if process.is_alive():  # pragma: no cover - a worker stuck in spaCy
+            process.kill()
+            process.join()
+    tasks.close()
+    tasks.cancel_join_thread()
 
-    global _worker
-    _exit_with_parent(os.getppid())
-    _worker = Extractor.from_settings(load_spacy(settings.spacy_model), settings)
+
+def _work(settings: GraphSettings, tasks: Queue[tuple[int, Sequence[ChunkText]] | None],
+          results: Queue[tuple[int, Extraction | None, BaseException | None]], parent: int) -> None:
+    """A worker process: load the model once, then extract batches until told to stop (None)."""
+    from kgrag.core.nlp import load_spacy
+
+    _exit_with_parent(parent)
+    extractor = Extractor.from_settings(load_spacy(settings.spacy_model), settings)
+    while (task := tasks.get()) is not None:
+        number, batch = task
+        try:
+            results.put((number, extractor.extract(batch), None))
+        except Exception as exc:  # handed to the parent, which raises it as the pool did
+            results.put((number, None, exc))
 
 
 def _exit_with_parent(parent: int) -> None:
-    """A parent killed with -9 cannot stop its pool, and an idle worker would wait on its queue forever."""
+    """A parent killed with -9 cannot stop its workers, and an idle worker would wait on its queue forever."""
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -104,16 +151,11 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="kgrag-parent-watch", daemon=True).start()
 
 
-def _extract(batch: Sequence[ChunkText]) -> Extraction:
-    assert _worker is not None, "the pool initializer did not run"
-    return _worker.extract(batch)
-
-
 class RayExtractor(RayWorker):
     """A Ray actor holding one spaCy pipeline (loaded once, when the actor starts)."""
 
     def __init__(self, settings: GraphSettings) -> None:
-        from kgrag.kg.nlp import load_spacy
+        from kgrag.core.nlp import load_spacy
 
         self._extractor = Extractor.from_settings(load_spacy(settings.spacy_model), settings)
 

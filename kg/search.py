@@ -11,14 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Literal
 
 import numpy as np
-from kgrag.kg.index import LoadedGraph
+from kgrag.core.settings import Traversal
 from kgrag.kg.linking import LinkedEntity
+from kgrag.kg.serving import LoadedGraph
 from kgrag.kg.traversal import khop_scores, ppr_push, shortest_paths, spread_to_columns
-
-Traversal = Literal["ppr", "khop"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +45,7 @@ class ChunkExplanation:
 
 def seed_vector(graph: LoadedGraph, linked: list[LinkedEntity]) -> tuple[np.ndarray, np.ndarray]:
     """The normalised seed distribution and its non-zero entries (so nothing scans all entities)."""
-    seeds = np.zeros(len(graph.keys), dtype=np.float64)
+    seeds = np.zeros(graph.node_count, dtype=np.float64)
     for e in linked:
         seeds[e.index] = max(seeds[e.index], e.score)
     ids = np.array(sorted({e.index for e in linked if e.score > 0}), dtype=np.int64)
@@ -57,12 +55,11 @@ def seed_vector(graph: LoadedGraph, linked: list[LinkedEntity]) -> tuple[np.ndar
     return seeds, ids
 
 
-MENTION_SHARE = 0.05
-
-
 def score(graph: LoadedGraph, linked: list[LinkedEntity], *, traversal: Traversal, damping: float,
-          hops: int, limit: int, mention_share: float = MENTION_SHARE) -> Scored:
-    """The ``limit`` best chunk columns (into ``graph.chunk_ids``) with their scores, best first."""
+          hops: int, limit: int, mention_share: float) -> Scored:
+    """The ``limit`` best chunk columns (into ``graph.chunk_ids``) with their scores, best first.
+
+    The traversal parameters and ``mention_share`` come from GraphSettings (the one home of their defaults)."""
     seeds, seed_ids = seed_vector(graph, linked)
     if not seed_ids.size:
         empty = np.zeros(0)
@@ -95,9 +92,9 @@ def explain(graph: LoadedGraph, linked: list[LinkedEntity], scored: Scored, colu
     """
     best: dict[int, list[int]] = {}
     for col in columns:
-        ents = graph.chunk_entities.indices[graph.chunk_entities.indptr[col]:graph.chunk_entities.indptr[col + 1]]
+        ents = graph.entities_of_chunk(col)
         ranked = sorted(ents.tolist(), key=lambda e: (-scored.entity_scores[e], e))[:max_entities]
-        home = int(graph.chunk_home[col])
+        home = graph.home_of_chunk(col)
         if home >= 0 and scored.entity_scores[home] > 0:
             ranked = [home, *(e for e in ranked if e != home)][:max_entities]
         best[col] = ranked
@@ -112,6 +109,6 @@ def explain(graph: LoadedGraph, linked: list[LinkedEntity], scored: Scored, colu
             entities=tuple(graph.names[e] for e in ents),
             path=tuple(graph.names[e] for e in chain),
             relations=tuple(graph.edge_label(a, b) for a, b in pairwise(chain)),
-            evidence=tuple(graph.link_sentences.get((a, b), "") for a, b in pairwise(chain)),
+            evidence=tuple(graph.sentence_between(a, b) for a, b in pairwise(chain)),
         )
     return out

@@ -12,11 +12,13 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
+from kgrag.core.text import WORD
+
 MAX_SUBJECT_WORDS = 8
 _FIRST_LINE = re.compile(r"\A\s*(?:#+\s*)?([^\n]{2,100}?)\s*#*\s*\n")
 _COPULA = re.compile(r"\s(?:is|was|are|were|has been|had been|was once|is also|was also)\s", re.I)
 _PAREN = re.compile(r"\s*[(\[][^()\[\]]*[)\]]\s*")
-_WORD = re.compile(r"[\w&]+(?:['’.\-][\w&]+)*")
+
 _NOT_A_NAME_WORDS = (
     "a an the this that these those it its he she they we i you there here his her their our my your one "
     "some many most several each every all in on at of for from by with to as after before during when "
@@ -37,7 +39,7 @@ def usable_title(title: str, source: str, max_words: int) -> bool:
     stem = PurePath(source.rsplit(":", 1)[-1]).stem
     if title in (stem, PurePath(source).name):
         return False
-    words = _WORD.findall(title)
+    words = WORD.findall(title)
     return 0 < len(words) <= max_words and any(ch.isalpha() for ch in title)
 
 
@@ -57,7 +59,7 @@ def text_subject(text: str) -> str:
 
 def _name_like(phrase: str, *, heading: bool) -> bool:
     """Short, starting with a capital, every word capitalised except linking words: a name, not a clause."""
-    words = _WORD.findall(phrase)
+    words = WORD.findall(phrase)
     if not words or len(words) > MAX_SUBJECT_WORDS or words[0].lower() in _NOT_A_NAME - {"the"}:
         return False
     # an abbreviation ("St. Maurice") is fine; a sentence boundary before the copula is not

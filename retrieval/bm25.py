@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from kgrag.core.artifacts import BM25, Artifact, ArtifactStore, check_database
 from kgrag.core.db import advisory_lock
+from kgrag.core.runtime import Runtime
 from kgrag.core.settings import RetrievalSettings
 from kgrag.core.store import Store, filters_sql
 from kgrag.core.types import Filters, Hit
@@ -301,6 +302,27 @@ def index_root(index_dir: Path) -> Path:
 
 
 # -- the retriever ----------------------------------------------------------------------------------
+class IndexBehind:
+    """Since when queries have seen the index behind the corpus: the retriever notices, the artifact sync
+    (kgrag.retrieval.sync) builds when no builder catches up. Made before both, so neither is patched
+    into the other after construction."""
+
+    def __init__(self) -> None:
+        self.since: float | None = None
+
+    def notice(self) -> None:
+        if self.since is None:
+            self.since = time.monotonic()
+
+    def clear(self) -> None:
+        self.since = None
+
+
+def index_behind(rt: Runtime) -> IndexBehind:
+    """The runtime's one notice, shared by its BM25 retriever and its artifact sync."""
+    return rt.shared("bm25_index_behind", IndexBehind)
+
+
 class BM25Retriever:
     """Serves the published index; never builds one on a query's path.
 
@@ -319,7 +341,7 @@ class BM25Retriever:
         self.settings = settings
         self.root = index_root(index_dir)
         self.artifacts = artifacts or ArtifactStore(store.db)
-        self.on_stale = on_stale
+        self._on_stale = on_stale
         self.build_missing = build_missing
         """A process that is its own builder (the CLI, an eval run): a missing or stale index is built and
         published when this retriever is first used, before it searches. Serving replicas leave it False."""
@@ -379,8 +401,8 @@ class BM25Retriever:
         current = self.store.corpus_version()
         if index.corpus_version == current:
             return StageStatus.ran()
-        if self.on_stale is not None:
-            self.on_stale()
+        if self._on_stale is not None:
+            self._on_stale()
         return StageStatus("ran", f"the BM25 index is at corpus version {index.corpus_version}, the corpus at "
                                   f"{current}: changes since are not searched by BM25 until the next index is "
                                   f"published ({MISSING_FIX})")

@@ -19,9 +19,10 @@ from kgrag.core.runtime import Runtime
 from kgrag.core.settings import GraphSettings
 from kgrag.core.store import filters_sql
 from kgrag.core.types import Hit
-from kgrag.kg.index import GraphHolder, LoadedGraph
+from kgrag.kg.holder import GraphHolder, graph_holder
 from kgrag.kg.linking import TITLE, LinkedEntity, Linker
 from kgrag.kg.search import explain, score
+from kgrag.kg.serving import LoadedGraph
 from kgrag.kg.store import GraphStore
 from kgrag.retrieval.base import Query, RetrievalResult, StageStatus
 
@@ -168,8 +169,9 @@ def _linked_json(e: LinkedEntity) -> dict[str, Any]:
 class _LazyLinker:
     """spaCy loads on the first graph query, not when the pipeline is built (the CLI's --help stays fast)."""
 
-    def __init__(self, settings: GraphSettings) -> None:
+    def __init__(self, settings: GraphSettings, nlp: Callable[[], Any]) -> None:
         self.settings = settings
+        self._nlp = nlp
         self._lock = threading.Lock()
         self._linker: Linker | None = None
 
@@ -177,18 +179,14 @@ class _LazyLinker:
         if self._linker is None:
             with self._lock:
                 if self._linker is None:
-                    from kgrag.kg.nlp import load_spacy
-
-                    nlp = load_spacy(self.settings.spacy_model)
-                    self._linker = Linker(nlp, labels=self.settings.entity_labels,
+                    self._linker = Linker(self._nlp(), labels=self.settings.entity_labels,
                                           fuzzy_threshold=self.settings.fuzzy_threshold)
         return self._linker
 
 
 def build_graph_retriever(rt: Runtime) -> GraphRetriever:
-    """The pipeline's factory hook. A missing graph file is not an error here: retrieve() reports it."""
+    """The pipeline's factory hook: the runtime's graph holder and spaCy pipeline. A missing graph file
+    is not an error here: retrieve() reports it."""
     settings = rt.settings
-    holder = GraphHolder(settings.graph_path, document_edge_weight=settings.graph.document_edge_weight,
-                         database_id=rt.artifacts.database_id)
-    return GraphRetriever(holder, _LazyLinker(settings.graph),
+    return GraphRetriever(graph_holder(rt), _LazyLinker(settings.graph, rt.spacy),
                           GraphStore(rt.db), rt.store.corpus_version, settings.graph)

@@ -13,10 +13,9 @@ runs through the same retrievers, and its lists ("dense@sub1", "bm25@hyde") join
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -27,10 +26,11 @@ from kgrag.core.store import Store
 from kgrag.core.types import ChunkRecord, Filters
 from kgrag.retrieval.answer.base import TextModel
 from kgrag.retrieval.base import Query, RetrievalResult, Retriever, StageStatus
-from kgrag.retrieval.bm25 import BM25Retriever
+from kgrag.retrieval.bm25 import BM25Retriever, index_behind
 from kgrag.retrieval.dense import DenseRetriever
 from kgrag.retrieval.expand import ExtraQuery, enabled_stages, require_llm, stage_queries
 from kgrag.retrieval.fusion import FusedHit, reciprocal_rank_fusion
+from kgrag.retrieval.graph import build_graph_retriever
 from kgrag.retrieval.rerank import Reranker, RerankerUnavailable
 from kgrag.retrieval.results import RERANK, PassageHit, PipelineResult
 
@@ -276,13 +276,13 @@ def _passage(rank: int, hit: FusedHit, chunk: ChunkRecord, rerank_score: float |
 
 # -- factory ----------------------------------------------------------------------------------------
 def build_pipeline(rt: Runtime, *, signals: Sequence[str] | None = None, max_workers: int = 8,
-                   builder: bool = False, on_stale: Callable[[], None] | None = None) -> QueryPipeline:
+                   builder: bool = False) -> QueryPipeline:
     """Retrievers for ``signals`` (default: settings.retrieval.signals). Build only what queries
     will ask for: the graph retriever may load spaCy and a graph file.
 
     ``builder``: this process builds a missing or stale BM25 index itself before its first search (the
     CLI, eval runs). A serving replica leaves it off: its sync thread loads what builders publish, and
-    ``on_stale`` tells its background builder that the corpus moved past the index.
+    the runtime's IndexBehind tells its background builder that the corpus moved past the index.
     """
     settings = rt.settings
     wanted = tuple(signals or settings.retrieval.signals)
@@ -292,7 +292,7 @@ def build_pipeline(rt: Runtime, *, signals: Sequence[str] | None = None, max_wor
         retrievers["dense"] = DenseRetriever(rt.db, rt.checked_embedder, settings.retrieval)
     if "bm25" in wanted:
         retrievers["bm25"] = BM25Retriever(rt.store, settings.retrieval, settings.index_dir, rt.artifacts,
-                                           on_stale=on_stale, build_missing=builder)
+                                           on_stale=index_behind(rt).notice, build_missing=builder)
     if "graph" in wanted:
         graph, status = _graph_retriever(rt)
         if graph is not None:
@@ -305,21 +305,9 @@ def build_pipeline(rt: Runtime, *, signals: Sequence[str] | None = None, max_wor
 
 
 def _graph_retriever(rt: Runtime) -> tuple[Retriever | None, StageStatus]:
-    """Imported lazily: the graph package is optional at query time and owned separately."""
+    """A graph retriever that cannot be built is a stage status, not a failed pipeline."""
     try:
-        module = importlib.import_module("kgrag.retrieval.graph")
-    except ModuleNotFoundError as exc:
-        if exc.name == "kgrag.retrieval.graph":
-            return None, StageStatus("skipped", "the graph retriever is not part of this installation yet "
-                                                "(retrieval/graph.py is missing)")
-        log.exception("the graph retriever could not be imported")
-        return None, StageStatus("failed", f"the graph retriever could not be imported (missing module {exc.name})")
-    except Exception as exc:
-        log.exception("the graph retriever could not be imported")
-        return None, StageStatus("failed", f"the graph retriever could not be imported ({type(exc).__name__}); "
-                                           "the server log has the details")
-    try:
-        return module.build_graph_retriever(rt), StageStatus.ran()
+        return build_graph_retriever(rt), StageStatus.ran()
     except KgragError as exc:
         return None, StageStatus("skipped", f"graph retriever unavailable: {exc}")
     except Exception as exc:

@@ -25,8 +25,8 @@ from kgrag.core.artifacts import BM25, CHANNEL, CORPUS_CHANNEL, GRAPH, Artifact
 from kgrag.core.errors import KgragError
 from kgrag.core.runtime import Runtime
 from kgrag.kg.graphfile import installed_artifact
-from kgrag.kg.index import GraphHolder
-from kgrag.retrieval.bm25 import BM25Retriever, try_publish_index
+from kgrag.kg.holder import GraphHolder, graph_holder
+from kgrag.retrieval.bm25 import BM25Retriever, index_behind, try_publish_index
 
 if TYPE_CHECKING:
     from kgrag.retrieval.pipeline import QueryPipeline
@@ -58,7 +58,7 @@ class ArtifactSync:
         self._thread: threading.Thread | None = None
         self._listener: psycopg.Connection | None = None
         self.last_error: str = ""
-        self._behind_since: float | None = None
+        self._behind = index_behind(rt)
 
     # -- what the rest of the process calls -------------------------------------------------------
     def start(self) -> None:
@@ -132,7 +132,7 @@ class ArtifactSync:
             elif event:
                 self._safe_sync(build=False)
             elif time.monotonic() >= next_poll:
-                behind = self._behind_since
+                behind = self._behind.since
                 overdue = behind is not None and time.monotonic() - behind >= self.poll_interval
                 self._safe_sync(build=self.background_builds and overdue)
                 next_poll = time.monotonic() + self.poll_interval
@@ -140,8 +140,7 @@ class ArtifactSync:
     def notice_stale(self) -> None:
         """A query saw the index behind the corpus: if no builder catches up within a poll interval
         (the replica that took the upload died), this one builds."""
-        if self._behind_since is None:
-            self._behind_since = time.monotonic()
+        self._behind.notice()
 
     def _safe_sync(self, *, build: bool) -> None:
         try:
@@ -157,7 +156,7 @@ class ArtifactSync:
         if index is None or index.corpus_version != self.rt.store.corpus_version():
             self.notice_stale()
         else:
-            self._behind_since = None
+            self._behind.clear()
 
     def _wait(self, timeout: float) -> str:
         """Block until a kick, a notification (its channel) or ``timeout``; '' for a timeout."""
@@ -227,21 +226,19 @@ def lower_thread_priority() -> None:
 def fetch_published_graph(rt: Runtime) -> None:
     """Install the database's current graph into this data home if it is not there (a CLI export or stats
     on a home that never built one: the graph lives in the database, the home is only a cache)."""
-    holder = GraphHolder(rt.settings.graph_path, document_edge_weight=rt.settings.graph.document_edge_weight,
-                         database_id=rt.artifacts.database_id)
-    ArtifactSync(rt, None, holder, background_builds=False).sync_once()
+    ArtifactSync(rt, None, graph_holder(rt), background_builds=False).sync_once()
 
 
 def sync_for(rt: Runtime, pipeline: QueryPipeline, *, background_builds: bool | None = None,
              start: bool = True) -> ArtifactSync:
-    """The sync for a pipeline's BM25 retriever and graph holder (either may be absent)."""
+    """The sync for a pipeline's BM25 retriever and the runtime's graph holder (either may be absent).
+
+    A query that sees a stale index never builds: the retriever tells the runtime's IndexBehind, which
+    this sync reads."""
     bm25 = pipeline.retrievers.get("bm25")
-    graph = getattr(pipeline.retrievers.get("graph"), "holder", None)
     bm25 = bm25 if isinstance(bm25, BM25Retriever) else None
-    sync = ArtifactSync(rt, bm25, graph if isinstance(graph, GraphHolder) else None,
-                        background_builds=background_builds)
-    if bm25 is not None:
-        bm25.on_stale = sync.notice_stale  # a query that sees a stale index never builds
+    graph = graph_holder(rt) if "graph" in pipeline.retrievers else None
+    sync = ArtifactSync(rt, bm25, graph, background_builds=background_builds)
     if start:
         sync.start()
     return sync

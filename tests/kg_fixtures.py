@@ -18,7 +18,7 @@ GRAPH_CORPUS = Path(__file__).resolve().parent / "data" / "graph_corpus"
 
 @pytest.fixture(scope="session", name="nlp")
 def nlp_fixture() -> Any:
-    from kgrag.kg.nlp import load_spacy
+    from kgrag.core.nlp import load_spacy
 
     return load_spacy(GraphSettings().spacy_model)
 

@@ -7,8 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from kgrag.core.errors import NotFoundError
+from kgrag.core.settings import GraphSettings
 from kgrag.kg import browse
-from kgrag.kg.index import LoadedGraph, load_graph
+from kgrag.kg.holder import load_graph
+from kgrag.kg.serving import LoadedGraph
 
 from tests.graph_synth import HUBS, write_synthetic_graph
 
@@ -17,7 +19,7 @@ from tests.graph_synth import HUBS, write_synthetic_graph
 def graph(tmp_path_factory: pytest.TempPathFactory) -> LoadedGraph:
     path = tmp_path_factory.mktemp("browse") / "graph.json.gz"
     write_synthetic_graph(path, entities=3000)
-    return load_graph(path)
+    return load_graph(path, document_edge_weight=GraphSettings().document_edge_weight)
 
 
 def test_overview_ranks_specific_entities_not_the_hubs_with_the_most_links(graph: LoadedGraph) -> None:

@@ -11,6 +11,7 @@ import networkx as nx
 import pytest
 from kgrag.api.cli import app
 from kgrag.core.runtime import Runtime
+from kgrag.core.settings import GraphSettings
 from kgrag.kg.store import GraphStore
 from typer.testing import CliRunner
 
@@ -133,10 +134,11 @@ HOSTILE = ["<!--<script>", "</script><script>document.body.innerHTML=''</script>
 def _hostile_page() -> str:
     """The live HTML export (the UI's Graph page) of a graph whose names and evidence are hostile."""
     from kgrag.api.ui_export import static_page, static_views
-    from kgrag.kg.index import loaded_view
+    from kgrag.kg.assemble import loaded_view
 
     evidence = {1: ("<!--<script>", "<script>src", "<!--<script> text </script> & more")}
-    views = static_views(loaded_view(_hostile_graph(), Path("hostile")), lambda ids: {i: evidence[i] for i in ids
+    hostile = loaded_view(_hostile_graph(), Path("hostile"), document_edge_weight=GraphSettings().document_edge_weight)
+    views = static_views(hostile, lambda ids: {i: evidence[i] for i in ids
                                                                                       if i in evidence})
     return static_page(views)
 

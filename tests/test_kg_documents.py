@@ -22,7 +22,7 @@ from kgrag.ingest.pipeline import Ingestor
 from kgrag.kg.documents import TitleIndex, document_layer, scan_mentions, specificity, title_document, tokens
 from kgrag.kg.export import write_graphml, write_json
 from kgrag.kg.graphfile import DOCUMENT, MENTIONS_DOCUMENT, document_node, read_networkx
-from kgrag.kg.index import load_graph
+from kgrag.kg.holder import load_graph
 from kgrag.kg.linking import LinkedEntity
 from kgrag.retrieval.base import Query
 from kgrag.retrieval.graph import build_graph_retriever, fusion_weight
@@ -203,6 +203,6 @@ def test_exports_carry_document_nodes_and_mention_links(runtime: Runtime, built:
     assert f'<node id="{node}">' in graphml and MENTIONS_DOCUMENT in graphml and "field guide glasswing" in graphml
     write_json(g, tmp_path / "g.json")
     assert f'"{node}"' in (tmp_path / "g.json").read_text()
-    graph = load_graph(runtime.settings.graph_path)
+    graph = load_graph(runtime.settings.graph_path, document_edge_weight=runtime.settings.graph.document_edge_weight)
     page = static_page(static_views(graph, lambda ids: {}, entity="Halcyon Press"))
     assert "Glasswing (book)" in page and '"DOCUMENT"' in page  # the linked document, drawn as a document

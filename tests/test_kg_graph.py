@@ -28,11 +28,14 @@ from kgrag.core.runtime import Runtime
 from kgrag.core.types import Filters
 from kgrag.ingest.loaders import load_text
 from kgrag.ingest.pipeline import Ingestor
+from kgrag.kg.arrays import folder_of as arrays_folder
+from kgrag.kg.assemble import from_node_link
 from kgrag.kg.build import build_graph
 from kgrag.kg.documents import DocumentLayer, MentionLink, TitleDocument, TitleIndex
 from kgrag.kg.extract import Mention, Relation
 from kgrag.kg.graphfile import read_data, read_networkx, write_graph
-from kgrag.kg.index import LoadedGraph, arrays_folder, from_node_link, load_graph
+from kgrag.kg.holder import load_graph
+from kgrag.kg.serving import LoadedGraph
 from kgrag.kg.store import GraphSnapshot, GraphStore
 from kgrag.kg.tables import Lookup, Strings
 from kgrag.retrieval.base import Query, Retriever
@@ -349,7 +352,7 @@ import sys, time
 import kgrag.kg.build
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import DatabaseSettings, GraphSettings, Settings
-from kgrag.kg.nlp import load_spacy
+from kgrag.core.nlp import load_spacy
 from kgrag.kg.store import GraphSnapshot, GraphStore
 
 kgrag.kg.build.DOCUMENTS_BATCH_CHUNKS = 1

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from kgrag.kg.documents import document_layer, subject_document
 from kgrag.kg.subjects import document_subject, subject_variants, text_subject, usable_title
 

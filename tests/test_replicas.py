@@ -158,10 +158,10 @@ def _killed_mid_publish(tmp_path: Path, url: str) -> None:
 
 def test_a_home_pointed_at_another_database_refuses_its_artifacts(
         tmp_path: Path, pg_server: str, embedder: Embedder, make_settings: Callable[..., Settings]) -> None:
+    from kgrag.core.nlp import load_spacy
     from kgrag.kg.build import build_graph
     from kgrag.kg.export import live_view
     from kgrag.kg.graphfile import read_networkx
-    from kgrag.kg.nlp import load_spacy
     from kgrag.kg.store import GraphStore
     from kgrag.retrieval.maintenance import publish_bm25
 

@@ -125,12 +125,13 @@ def test_index_is_published_installed_and_loaded_memory_mapped(runtime: Runtime)
 
 
 def test_a_query_never_builds_it_serves_the_old_index_and_says_it_is_stale(runtime: Runtime) -> None:
-    retriever = _retriever(runtime)
+    woken: list[int] = []
+    retriever = BM25Retriever(runtime.store, runtime.settings.retrieval, runtime.settings.index_dir,
+                              on_stale=lambda: woken.append(1))
     ingest(runtime, planted_loaded([*FILLER, ("a", "Alpha", "Glaciers retreat in warm summers.")]))
     old = retriever.current_index()
     assert old is not None and retriever.retrieve(Query("glacier", k=5)).hits
-    woken: list[int] = []
-    retriever.on_stale = lambda: woken.append(1)
+    assert not woken, "a fresh index wakes nobody"
 
     report = ingest(runtime, planted_loaded([("b", "Beta", "Zebrafish regenerate heart tissue.")]), publish=False)
     stale = retriever.retrieve(Query("zebrafish glacier", k=5))

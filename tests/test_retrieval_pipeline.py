@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kgrag.core.errors import InvalidInputError, RetrievalFailedError
+from kgrag.core.errors import InvalidInputError, KgragError, RetrievalFailedError
 from kgrag.core.models import Embedder
 from kgrag.core.runtime import Runtime
 from kgrag.core.types import Filters
+from kgrag.retrieval import pipeline as pipeline_module
 from kgrag.retrieval.base import Query, RetrievalResult
 from kgrag.retrieval.bm25 import load_index
 from kgrag.retrieval.pipeline import QueryPipeline, build_pipeline
@@ -124,14 +124,17 @@ def test_every_retriever_failing_is_an_error_not_a_refusal(corpus_rt: Runtime) -
     assert "every retriever failed (graph, bm25)" in err.value.message and err.value.fix
 
 
-def test_graph_signal_is_skipped_with_a_reason_when_its_module_is_missing(
+def test_graph_signal_is_skipped_with_a_reason_when_it_cannot_be_built(
     corpus_rt: Runtime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(sys.modules, "kgrag.retrieval.graph", None)  # as if the module were not installed
+    def unavailable(rt: Runtime) -> None:
+        raise KgragError("the spaCy model is not installed", fix="install it")
+
+    monkeypatch.setattr(pipeline_module, "build_graph_retriever", unavailable)
     with build_pipeline(corpus_rt, signals=("bm25", "graph")) as p:
         result = p.run(RARE_TERM_QUERY, signals=("bm25", "graph"), rerank=False)
     assert result.statuses["graph"].state == "skipped"
-    assert "retrieval/graph.py" in result.statuses["graph"].reason
+    assert "the spaCy model is not installed" in result.statuses["graph"].reason
     assert [h.source for h in result.hits] == [RARE_TERM_DOC[0]]
 
 

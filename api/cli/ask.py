@@ -42,8 +42,7 @@ def ask(
         exit_if_store_empty(result)
         for line in result.warnings:
             err_console.print(f"[bold yellow]warning:[/] {escape(line)}")
-        answerer = answerer_for(rt.settings.answer, embedder=rt.embedder,
-                                spacy_model=rt.settings.graph.spacy_model)
+        answerer = answerer_for(rt.settings.answer, embedder=rt.embedder, spacy=rt.spacy)
         final: Answer | None = None
         for event in answer_stream(result, gate(result, rt.settings), answerer, rt.settings):
             if isinstance(event, Answer):

@@ -42,10 +42,9 @@ def run_build(rt: Runtime, *, rebuild: bool, processes: int | None = None,
               executor: ExecutorSettings | None = None) -> BuildReport:
     """The build as the CLI runs it (tests call this too): spaCy loaded once, progress on a terminal."""
     from kgrag.kg.build import build_graph
-    from kgrag.kg.nlp import load_spacy
     from kgrag.kg.store import GraphStore
 
-    nlp = load_spacy(rt.settings.graph.spacy_model)
+    nlp = rt.spacy()
     graph_settings = rt.settings.graph
     if processes is not None:
         graph_settings = graph_settings.model_copy(update={"processes": processes})
@@ -176,7 +175,8 @@ def export(
         if fmt is ExportFormat.html:
             from kgrag.api.ui_export import live_page
 
-            page, payload = live_page(g, path, GraphStore(rt.db).chunk_texts, entity=entity, hops=hops, top=top)
+            page, payload = live_page(g, path, GraphStore(rt.db).chunk_texts, entity=entity, hops=hops, top=top,
+                                      document_edge_weight=rt.settings.graph.document_edge_weight)
             output.write_text(page, encoding="utf-8")
             console.print(f"wrote {output} (an overview of {len(payload['overview']['nodes'])} entities; "
                           f"neighbourhoods of {len(payload['entities'])})")

@@ -16,7 +16,8 @@ from kgrag.api.deps import Authorized, Resources, ResourcesDep
 from kgrag.api.schemas import EdgeOut, EntityList, EntityOut, EvidenceOut, GraphViewOut
 from kgrag.core.errors import GraphMissingError
 from kgrag.kg import browse
-from kgrag.kg.index import GraphHolder, LoadedGraph
+from kgrag.kg.holder import GraphHolder, graph_holder
+from kgrag.kg.serving import LoadedGraph
 
 log = logging.getLogger("kgrag.api")
 
@@ -24,15 +25,8 @@ router = APIRouter(prefix="/v1/graph", tags=["graph"], dependencies=[Authorized]
 
 
 def _holder(app: FastAPI, res: Resources) -> GraphHolder:
-    """The query pipeline's holder when it has one (one copy of the graph in memory), else the app's own."""
-    holder = getattr(res.pipeline.retrievers.get("graph"), "holder", None)
-    if isinstance(holder, GraphHolder):
-        return holder
-    own = getattr(app.state, "graph_holder", None)
-    if own is None:
-        own = app.state.graph_holder = GraphHolder(res.settings.graph_path,
-                                                   database_id=res.runtime.artifacts.database_id)
-    return own
+    """The runtime's holder, the one the query pipeline and the sync use (one copy of the graph in memory)."""
+    return graph_holder(res.runtime)
 
 
 def preload(app: FastAPI, res: Resources) -> None:

@@ -26,12 +26,11 @@ def job_out(job: Job) -> JobOut:
 def _build(res: Resources, rebuild: bool) -> dict[str, Any]:
     """Runs on the job thread. Imported lazily: spaCy and the graph code load only when a build is asked for."""
     from kgrag.kg.build import build_graph
-    from kgrag.kg.nlp import load_spacy
     from kgrag.kg.store import GraphStore
 
     rt = res.runtime
     settings = rt.settings
-    report = build_graph(GraphStore(rt.db), settings.graph, settings.graph_path, load_spacy(settings.graph.spacy_model),
+    report = build_graph(GraphStore(rt.db), settings.graph, settings.graph_path, rt.spacy(),
                          rebuild=rebuild, artifacts=rt.artifacts)
     res.sync.sync_once()  # load the new graph on this thread, not in the next query
     log.info("graph build wrote %s", report.path)  # the server's file layout stays in its log, not the job result
@@ -80,7 +79,7 @@ def _export(res: Resources, fmt: str, entity: str | None, hops: int, top: int | 
         from kgrag.api.ui_export import live_page
 
         return live_page(g, path, GraphStore(res.runtime.db).chunk_texts, entity=entity, hops=hops,
-                         top=top)[0].encode()
+                         top=top, document_edge_weight=res.settings.graph.document_edge_weight)[0].encode()
     sub = ex.subgraph(g, entity=entity, hops=hops, top=top, by=by)
     with tempfile.TemporaryDirectory(prefix="kgrag-export-") as tmp:
         out = Path(tmp) / f"graph.{fmt}"

@@ -7,7 +7,7 @@ extractive answerer, so a fresh install answers with no key and no network.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from kgrag.core.errors import ConfigError
@@ -37,7 +37,7 @@ def make_answerer(
     backend = resolve_backend(settings, environ)
     if backend == "extractive":
         if nlp is None:
-            raise ValueError("the extractive answerer needs the spaCy pipeline: pass nlp=load_spacy(...)")
+            raise ValueError("the extractive answerer needs the spaCy pipeline: pass nlp=rt.spacy()")
         return ExtractiveAnswerer(embedder, nlp)
     model = _generative(settings, environ)
     if model is None:  # backend forced to gemini without credentials
@@ -64,13 +64,11 @@ def _generative(settings: AnswerSettings, environ: Mapping[str, str] | None
     return None
 
 
-def answerer_for(settings: AnswerSettings, *, embedder: Embedder | None, spacy_model: str,
+def answerer_for(settings: AnswerSettings, *, embedder: Embedder | None, spacy: Callable[[], Any],
                  environ: Mapping[str, str] | None = None) -> Answerer:
-    """What the API, the CLI and the eval call: spaCy is loaded (once per process, shared with the graph's
-    linker) only when the extractive answerer is the one that will run."""
+    """What the API, the CLI and the eval call: ``spacy`` (the runtime's, shared with the graph's linker)
+    is called, so spaCy loads, only when the extractive answerer is the one that will run."""
     nlp = None
     if resolve_backend(settings, environ) == "extractive":
-        from kgrag.kg.nlp import load_spacy
-
-        nlp = load_spacy(spacy_model)
+        nlp = spacy()
     return make_answerer(settings, embedder=embedder, nlp=nlp, environ=environ)
