@@ -11,17 +11,19 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 from kgrag.core.artifacts import ArtifactRefusedError
+from kgrag.core.models import Embedder
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import GraphSettings
 from kgrag.core.store import filters_sql
 from kgrag.core.types import Hit
 from kgrag.kg.holder import GraphHolder, graph_holder
 from kgrag.kg.linking import TITLE, LinkedEntity, Linker
-from kgrag.kg.search import explain, score
+from kgrag.kg.search import Similarity, explain, score, weigh_hops
 from kgrag.kg.serving import LoadedGraph
 from kgrag.kg.store import GraphStore
 from kgrag.retrieval.base import Query, RetrievalResult, StageStatus
@@ -39,8 +41,12 @@ class GraphRetriever:
     name = SIGNAL
 
     def __init__(self, holder: GraphHolder, linker: Callable[[], Linker], graph_store: GraphStore,
-                 corpus_version: Callable[[], int], settings: GraphSettings) -> None:
+                 corpus_version: Callable[[], int], settings: GraphSettings,
+                 embedder: Callable[[], Embedder] | None = None) -> None:
+        """``embedder`` (the dense retriever's model) weighs each hop by its link sentence (kg.search.weigh_hops);
+        without one, candidates keep the traversal's order."""
         self.holder = holder
+        self._embedder = embedder
         self._linker = linker
         self.graph_store = graph_store
         self._corpus_version = corpus_version
@@ -112,6 +118,12 @@ class GraphRetriever:
             if len(keep) >= query.k or len(chunk_ids) < limit or limit >= len(graph.chunk_ids):
                 break
             limit = len(graph.chunk_ids)  # a narrow filter: look at every reached chunk once
+        if self._embedder is not None and self.settings.hop_evidence_weight > 0:
+            ids = {col: cid for col, cid, _ in keep}
+            weighed = weigh_hops(graph, linked, [col for col, _, _ in keep], [s for _, _, s in keep],
+                                 self._similarity(query.text), weight=self.settings.hop_evidence_weight)
+            keep = [(col, ids[col], s) for col, s in weighed]
+        t3 = time.perf_counter()
         why = explain(graph, linked, scored, [col for col, _, _ in keep])
         hits = tuple(
             Hit(chunk_id=cid, signal=SIGNAL, rank=rank, score=s, explanation={
@@ -121,9 +133,20 @@ class GraphRetriever:
             })
             for rank, (col, cid, s) in enumerate(keep, 1)
         )
-        timings.update({"traverse": t1 - t0, "filter": t2 - t1, "explain": time.perf_counter() - t2})
+        timings.update({"traverse": t1 - t0, "filter": t2 - t1, "hops": t3 - t2, "explain": time.perf_counter() - t3})
         return hits
 
+
+    def _similarity(self, question: str) -> Similarity:
+        """Cosine similarity of sentences to the question, the question embedded with them in one batch."""
+        assert self._embedder is not None
+
+        def similarity(sentences: Sequence[str]) -> np.ndarray:
+            vectors = self._embedder().encode([question, *sentences])
+            vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            return vectors[1:] @ vectors[0]
+
+        return similarity
 
     def _allowed(self, chunk_ids: list[int], query: Query) -> set[int]:
         where, params = filters_sql(query.filters)
@@ -189,4 +212,4 @@ def build_graph_retriever(rt: Runtime) -> GraphRetriever:
     is not an error here: retrieve() reports it."""
     settings = rt.settings
     return GraphRetriever(graph_holder(rt), _LazyLinker(settings.graph, rt.spacy),
-                          GraphStore(rt.db), rt.store.corpus_version, settings.graph)
+                          GraphStore(rt.db), rt.store.corpus_version, settings.graph, embedder=rt.checked_embedder)

@@ -11,7 +11,7 @@ from kgrag.core.settings import GraphSettings
 from kgrag.kg.assemble import from_node_link
 from kgrag.kg.graphfile import DOCUMENT, DOCUMENT_LABEL, MENTIONS_DOCUMENT, TITLED, document_node
 from kgrag.kg.linking import LinkedEntity
-from kgrag.kg.search import Scored, explain, score
+from kgrag.kg.search import Scored, explain, score, weigh_hops
 from kgrag.kg.serving import LoadedGraph
 
 SETTINGS = GraphSettings()
@@ -139,3 +139,42 @@ def test_explain_gives_entity_relations_without_evidence(graph: LoadedGraph) -> 
     assert why.path == ("Waldrada", "Lothair", "Lothair II")
     assert why.relations == ("co-occurs", "titled")
     assert why.evidence == ("", "")
+
+
+def _family() -> LoadedGraph:
+    """Lothair II's one chunk links to his wife (a more specific alias: more PageRank mass) and his mother."""
+    wife, mother = document_node(5), document_node(6)
+    nodes = [_document(LOTHAIR, "Lothair II", [10], []), _document(wife, "Teutberga", [50], [10]),
+             _document(mother, "Ermengarde of Tours", [60], [10])]
+    edges = [
+        {"source": LOTHAIR, "target": wife, "kind": MENTIONS_DOCUMENT, "weight": 1.0,
+         "relations": [{"label": "mentions", "weight": 1, "sentence": "In 855 Lothair II married Teutberga."}]},
+        {"source": LOTHAIR, "target": mother, "kind": MENTIONS_DOCUMENT, "weight": 0.8,
+         "relations": [{"label": "mentions", "weight": 1, "sentence": "The mother of Lothair II was Ermengarde of Tours."}]},
+    ]
+    data = {"graph": {"manifest": {"corpus_version": 1}}, "nodes": nodes, "edges": edges}
+    return from_node_link(data, path=Path("graph.json.gz"), signature=(0, 0, 0),
+                          document_edge_weight=SETTINGS.document_edge_weight)
+
+
+def test_the_sentence_behind_a_hop_picks_the_neighbour_the_question_asks_about(embedder: Any) -> None:
+    """PageRank puts the wife first (her link is the stronger); the link sentences say the mother is asked for."""
+    family = _family()
+    linked = _linked(family, LOTHAIR)
+    scored = _score(family, linked)
+    assert _ranked(family, scored) == [10, 50, 60]
+    question = "When did Lothair II's mother die?"
+
+    def similarity(sentences: Any) -> np.ndarray:
+        vectors = embedder.encode([question, *sentences])
+        vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors[1:] @ vectors[0]
+
+    columns, scores = scored.chunk_columns.tolist(), scored.chunk_scores.tolist()
+    weighed = weigh_hops(family, linked, columns, scores, similarity, weight=SETTINGS.hop_evidence_weight)
+    assert [int(family.chunk_ids[c]) for c, _ in weighed] == [10, 60, 50]
+    assert weighed[0][1] == pytest.approx(1.0)  # the named document's own chunk: no link to itself, no bonus
+    unweighed = weigh_hops(family, linked, columns, scores, similarity, weight=0.0)
+    assert [int(family.chunk_ids[c]) for c, _ in unweighed] == [10, 50, 60]
+    entity_only = [LinkedEntity(e.index, e.name, e.matched, "ner", e.score) for e in linked]
+    assert [c for c, _ in weigh_hops(family, entity_only, columns, scores, similarity, weight=1.0)] == columns
