@@ -19,6 +19,7 @@ from kgrag.core.errors import NotFoundError
 from kgrag.core.text import SENTENCE_END_INLINE, split_sentences
 from kgrag.kg.canonical import canonical_name, entity_key
 from kgrag.kg.extract import TITLE_LABEL
+from kgrag.kg.graphfile import DOCUMENT_PREFIX, TITLED
 from kgrag.kg.serving import LoadedGraph
 
 MAX_VIEW = 300
@@ -65,6 +66,11 @@ class _Derived:
     usefulness: np.ndarray
     degree: np.ndarray
     lowered: tuple[str, ...]
+    twin_of: dict[int, int]
+    """Entity node → the document node its name titles ("Lothair II" the PERSON and the document "Lothair
+    II"): one thing to a reader, so views show the document and fold the entity's links into it."""
+    twins: dict[int, int]
+    """Document node → its twin entity (the reverse of ``twin_of``)."""
 
 
 def _derived(graph: LoadedGraph) -> _Derived:
@@ -79,7 +85,23 @@ def _derive(graph: LoadedGraph) -> _Derived:
     specificity = np.log((1.0 + len(graph.chunk_ids)) / (1.0 + chunks))
     weights = np.array([LABEL_WEIGHT.get(label, 1.0) for label in graph.labels], dtype=np.float64)
     usefulness = np.log1p(degree) * specificity * weights
-    return _Derived(usefulness=usefulness, degree=degree, lowered=tuple(n.lower() for n in graph.names))
+    twin_of = title_twins(graph)
+    return _Derived(usefulness=usefulness, degree=degree, lowered=tuple(n.lower() for n in graph.names),
+                    twin_of=twin_of, twins={doc: entity for entity, doc in twin_of.items()})
+
+
+def title_twins(graph: LoadedGraph) -> dict[int, int]:
+    """Entity → document pairs joined by a ``titled`` edge, read off the edge-label matrix in one pass."""
+    if TITLED not in graph.relation_names:
+        return {}
+    label = graph.relation_names.index(TITLED) + 1
+    labels = graph.edge_labels
+    rows = np.repeat(np.arange(labels.shape[0]), np.diff(labels.indptr))
+    hit = np.asarray(labels.data) == label
+    is_document = np.array([k.startswith(DOCUMENT_PREFIX) for k in graph.keys], dtype=bool)
+    pairs = [(int(a), int(b)) for a, b in zip(rows[hit].tolist(), np.asarray(labels.indices)[hit].tolist(),
+                                              strict=True) if not is_document[a] and is_document[b]]
+    return dict(sorted(pairs))
 
 
 def usefulness(graph: LoadedGraph) -> np.ndarray:
@@ -112,19 +134,24 @@ def search(graph: LoadedGraph, query: str, limit: int = 20) -> list[EntityView]:
         if q_key in alias:
             for i in graph.aliases[alias]:
                 found.setdefault(i, 4)
+    for twin in [i for i in found if i in d.twin_of]:  # the document stands for its title entity
+        rank = found.pop(twin)
+        found[d.twin_of[twin]] = min(rank, found.get(d.twin_of[twin], rank))
     ranked = sorted(found, key=lambda i: (found[i], -d.usefulness[i], graph.names[i]))[: min(limit, MAX_VIEW)]
     return [_entity(graph, i, d) for i in ranked]
 
 
 def resolve(graph: LoadedGraph, entity: str) -> int:
     """An entity's index from its key, its name or an alias; a NotFoundError that suggests close names."""
+    twin_of = _derived(graph).twin_of
     for candidate in (entity, entity_key(canonical_name(entity))):
         node = graph.node_of(candidate)
         if node is not None:
-            return node
+            return twin_of.get(node, node)
     owners = graph.aliased(entity_key(canonical_name(entity)))
     if owners:
-        return max(owners, key=lambda i: _derived(graph).usefulness[i])
+        best = max(owners, key=lambda i: _derived(graph).usefulness[i])
+        return twin_of.get(best, best)
     close = [e.name for e in search(graph, entity.split()[0] if entity.split() else entity, limit=3)]
     raise NotFoundError(f"no entity named {entity!r} in the graph",
                         fix=f"try one of {close}" if close else "search for one with GET /v1/graph/entities?q=")
@@ -150,23 +177,40 @@ def shared_chunks(graph: LoadedGraph, a: int, b: int, limit: int = EVIDENCE_PER_
 
 def neighbourhood(graph: LoadedGraph, entity: str, limit: int = 40) -> GraphView:
     """The entity and its ``limit`` strongest neighbours (edge weight, then usefulness), with the edges
-    among them; each spoke carries the chunks that are its evidence."""
+    among them; each spoke carries the chunks that are its evidence. A document and its title entity are
+    one node here: the entity's links show as the document's."""
     center = resolve(graph, entity)
     d = _derived(graph)
-    around, around_weights = graph.neighbours(center)
-    neighbours = around.tolist()
-    weights = around_weights.tolist()
-    order = sorted(range(len(neighbours)), key=lambda j: (-weights[j], -d.usefulness[neighbours[j]],
-                                                          neighbours[j]))
-    shown = [neighbours[j] for j in order[: max(0, min(limit, MAX_VIEW - 1))]]
+    twin = d.twins.get(center)
+    strength: dict[int, float] = {}
+    for node in (center, twin) if twin is not None else (center,):
+        around, around_weights = graph.neighbours(node)
+        for b, w in zip(around.tolist(), around_weights.tolist(), strict=True):
+            b = d.twin_of.get(b, b)
+            if b != center:
+                strength[b] = max(strength.get(b, 0.0), w)
+    neighbours = list(strength)
+    order = sorted(neighbours, key=lambda j: (-strength[j], -d.usefulness[j], j))
+    shown = order[: max(0, min(limit, MAX_VIEW - 1))]
     members = [center, *shown]
-    edges = []
-    for e in _edges_among(graph, members):
-        if center in (graph.index[e.source], graph.index[e.target]):
-            other = graph.index[e.target] if graph.index[e.source] == center else graph.index[e.source]
-            e = EdgeView(e.source, e.target, e.label, e.weight, shared_chunks(graph, center, other))
-        edges.append(e)
-    return GraphView(nodes=tuple(_entity(graph, i, d) for i in members), edges=tuple(edges),
+    folded = [*members, *(t for m in members if (t := d.twins.get(m)) is not None)]
+    key_of = {graph.keys[t]: graph.keys[doc] for t, doc in d.twin_of.items() if doc in members}
+    edges: dict[tuple[str, str], EdgeView] = {}
+    for e in _edges_among(graph, folded):
+        source, target = key_of.get(e.source, e.source), key_of.get(e.target, e.target)
+        if source == target:
+            continue
+        source, target = sorted((source, target))
+        if graph.keys[center] in (source, target):
+            other = graph.index[target] if source == graph.keys[center] else graph.index[source]
+            evidence = shared_chunks(graph, center, other) or (
+                shared_chunks(graph, twin, d.twins.get(other, other)) if twin is not None else ())
+            e = EdgeView(source, target, e.label, e.weight, evidence)
+        else:
+            e = EdgeView(source, target, e.label, e.weight, e.evidence_chunks)
+        if (source, target) not in edges or edges[(source, target)].weight < e.weight:
+            edges[(source, target)] = e
+    return GraphView(nodes=tuple(_entity(graph, i, d) for i in members), edges=tuple(edges.values()),
                      center=graph.keys[center], total_neighbours=len(neighbours))
 
 
@@ -177,14 +221,15 @@ def overview(graph: LoadedGraph, limit: int = 150) -> GraphView:
     n = min(limit, MAX_VIEW, graph.node_count)
     if n == 0:
         return GraphView(nodes=(), edges=())
-    order = np.argsort(-d.usefulness, kind="stable")
+    order = np.array([i for i in np.argsort(-d.usefulness, kind="stable").tolist() if i not in d.twin_of],
+                     dtype=np.int64)
     members: dict[int, None] = {}
     for seed in order[: max(1, n // 3)].tolist():
         if len(members) >= n:
             break
         members[seed] = None
         around, _ = graph.neighbours(seed)
-        best = sorted(around.tolist(), key=lambda j: (-d.usefulness[j], j))
+        best = sorted((j for j in around.tolist() if j not in d.twin_of), key=lambda j: (-d.usefulness[j], j))
         for j in [j for j in best if j not in members][:2]:
             if len(members) < n and d.usefulness[j] > 0:
                 members[j] = None
@@ -199,8 +244,8 @@ def overview(graph: LoadedGraph, limit: int = 150) -> GraphView:
 def most_useful(graph: LoadedGraph, limit: int) -> list[str]:
     """The keys of the ``limit`` most useful entities, best first."""
     d = _derived(graph)
-    order = np.argsort(-d.usefulness, kind="stable")[: max(0, limit)]
-    return [graph.keys[i] for i in order.tolist()]
+    order = [i for i in np.argsort(-d.usefulness, kind="stable").tolist() if i not in d.twin_of]
+    return [graph.keys[i] for i in order[: max(0, limit)]]
 
 
 def within_hops(graph: LoadedGraph, entity: str, hops: int, limit: int) -> list[str]:
@@ -214,6 +259,7 @@ def within_hops(graph: LoadedGraph, entity: str, hops: int, limit: int) -> list[
         nxt: dict[int, float] = {}
         for a in ring:
             for b in graph.neighbours(a)[0].tolist():
+                b = d.twin_of.get(b, b)
                 if b not in seen:
                     nxt[b] = max(nxt.get(b, 0.0), float(d.usefulness[b]))
         ring = sorted(nxt, key=lambda b: (-nxt[b], b))[: max(0, limit - len(seen))]

@@ -73,3 +73,21 @@ def test_evidence_sentences_pick_the_sentence_naming_both(tmp_path: Path) -> Non
         "In 2004 Tomas Berg founded Lumen Robotics in Oslo."]
     assert browse.evidence_sentences(text, ["Bergen", "Nowhere"]) == ["Tomas Berg grew up in Bergen."]
     assert browse.evidence_sentences("no names here", ["X"]) == ["no names here"]
+
+
+def test_a_document_and_its_title_entity_are_one_node_in_every_view() -> None:
+    """The document "Lothair II" and the PERSON "Lothair II" (joined by a titled edge) show once, as the
+    document, which also carries the entity's own links (Waldrada co-occurs with the PERSON)."""
+    from tests.test_kg_search import LOTHAIR, _graph
+
+    g = _graph()
+    twins = browse.title_twins(g)
+    assert twins == {g.index["lothair"]: g.index[LOTHAIR]}
+    assert [v.key for v in browse.search(g, "lothair")] == [LOTHAIR]
+    assert "lothair" not in {n.key for n in browse.overview(g).nodes}
+    assert "lothair" not in browse.most_useful(g, 10)
+    view = browse.neighbourhood(g, "Lothair")  # the entity's name opens the document
+    assert view.center == LOTHAIR
+    assert {n.key for n in view.nodes} == {LOTHAIR, "waldrada", g.keys[g.index[LOTHAIR] + 1]}
+    assert all("lothair" not in (e.source, e.target) for e in view.edges)
+    assert any({e.source, e.target} == {LOTHAIR, "waldrada"} for e in view.edges)
