@@ -128,8 +128,9 @@ def test_graph_neighbourhood_shows_evidence_sentences(examples_server: str, page
     page.wait_for("document.body.dataset.graphView === 'overview'", timeout=30)
     page.evaluate("""(() => { const s = document.getElementById('entity-search');
         s.value = 'Tomas'; s.dispatchEvent(new Event('input')); })()""")
+    # The document tomas_berg.txt opens with "Tomas Berg": it and the PERSON are one result (kg.browse twins).
     person = ("[...document.querySelectorAll('#search-results li[data-key]')]"
-              ".find(li => li.innerText.includes('PERSON'))")
+              ".find(li => li.innerText.includes('Tomas Berg'))")
     page.wait_for(person)
     page.evaluate(f"{person}.click()")
     page.wait_for("document.body.dataset.graphView === 'neighbourhood'")
