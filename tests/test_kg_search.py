@@ -150,7 +150,8 @@ def _family() -> LoadedGraph:
         {"source": LOTHAIR, "target": wife, "kind": MENTIONS_DOCUMENT, "weight": 1.0,
          "relations": [{"label": "mentions", "weight": 1, "sentence": "In 855 Lothair II married Teutberga."}]},
         {"source": LOTHAIR, "target": mother, "kind": MENTIONS_DOCUMENT, "weight": 0.8,
-         "relations": [{"label": "mentions", "weight": 1, "sentence": "The mother of Lothair II was Ermengarde of Tours."}]},
+         "relations": [{"label": "mentions", "weight": 1,
+                        "sentence": "The mother of Lothair II was Ermengarde of Tours."}]},
     ]
     data = {"graph": {"manifest": {"corpus_version": 1}}, "nodes": nodes, "edges": edges}
     return from_node_link(data, path=Path("graph.json.gz"), signature=(0, 0, 0),
