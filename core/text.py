@@ -60,3 +60,22 @@ def sentence_around(text: str, start: int, end: int, max_chars: int) -> str:
     if len(sentence) > max_chars:
         sentence = sentence[: max_chars - 1].rstrip() + "…"
     return sentence
+
+
+HEADING_MAX_WORDS = 12
+"""A first line longer than this is prose, not a heading (the same bound as a title alias, kg.documents)."""
+_FIRST_LINE = re.compile(r"\A\s*(?:#+\s*)?([^\n]{2,120}?)\s*#*\s*\n")
+
+
+def heading_line(text: str) -> str | None:
+    """The text's first line when it reads as a heading: short, with a letter, not ending a sentence, and
+    followed by more text ("Tomas Berg" above the paragraph about him). A plain-text file or a PDF has no
+    title field, and its file stem ("tomas_berg") is a poor one; the line it opens with usually is one."""
+    m = _FIRST_LINE.match(text)
+    if m is None:
+        return None
+    line = m.group(1).strip()
+    words = WORD.findall(line)
+    if not words or len(words) > HEADING_MAX_WORDS or line.endswith((".", ",", ":", ";", "?", "!")):
+        return None
+    return line if any(ch.isalpha() for ch in line) and text[m.end():].strip() else None

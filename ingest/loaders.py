@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kgrag.core.errors import IngestError
-from kgrag.core.text import ANY_CONTROL, CONTROL
+from kgrag.core.text import ANY_CONTROL, CONTROL, heading_line
 from kgrag.core.types import LoadedDocument, Page
 
 SUPPORTED_SUFFIXES: dict[str, str] = {
@@ -85,7 +85,12 @@ def load_file(path: Path, *, max_bytes: int | None = None) -> LoadedDocument:
     return load_bytes(data, source=escape_controls(str(path.resolve())), suffix=suffix, default_title=path.stem)
 
 
+HEADED_TYPES = frozenset({"text/plain", "application/pdf"})
+"""Types with no title field of their own whose first line is often their title (a CSV's is its header row)."""
+
+
 def load_bytes(data: bytes, *, source: str, suffix: str, default_title: str) -> LoadedDocument:
+    """``default_title`` (the file stem) is the last resort: a title field, then a heading first line, win."""
     suffix = suffix.lower()
     mime = SUPPORTED_SUFFIXES.get(suffix)
     if mime is None:
@@ -98,6 +103,8 @@ def load_bytes(data: bytes, *, source: str, suffix: str, default_title: str) -> 
     pages = tuple(p for p in (Page(clean_text(pg.text).strip(), pg.number) for pg in pages) if p.text)
     if not pages:
         raise IngestError(f"{source} has no extractable text", fix="check the file has text content")
+    if not title and mime in HEADED_TYPES:
+        title = heading_line(pages[0].text)
     return LoadedDocument(
         source=source, title=clean_title(title or "")[:500] or clean_title(default_title) or source, mime_type=mime,
         pages=pages, content_hash=content_hash(data), metadata=meta,

@@ -12,10 +12,9 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from kgrag.core.text import WORD
+from kgrag.core.text import WORD, heading_line
 
 MAX_SUBJECT_WORDS = 8
-_FIRST_LINE = re.compile(r"\A\s*(?:#+\s*)?([^\n]{2,100}?)\s*#*\s*\n")
 _COPULA = re.compile(r"\s(?:is|was|are|were|has been|had been|was once|is also|was also)\s", re.I)
 _PAREN = re.compile(r"\s*[(\[][^()\[\]]*[)\]]\s*")
 
@@ -45,9 +44,9 @@ def usable_title(title: str, source: str, max_words: int) -> bool:
 
 def text_subject(text: str) -> str:
     """The name the text opens with: a short heading line, else what the first sentence says *is* something."""
-    head = _FIRST_LINE.match(text)
-    if head and _name_like(head.group(1), heading=True):
-        return head.group(1).strip()
+    head = heading_line(text)
+    if head and _name_like(head, heading=True):
+        return head
     first = text.lstrip()[:400]
     m = _COPULA.search(first)
     if m is None:

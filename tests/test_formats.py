@@ -96,3 +96,17 @@ def test_every_file_of_another_type_is_counted_and_listed(tmp_path: Path, fresh_
     assert ".DS_Store" not in flat
     listing = CliRunner().invoke(app, ["documents", "list"], env=env).output
     assert "wordprocessingml" in listing and "text/csv" in listing
+
+
+def test_a_plain_text_file_is_titled_by_its_heading_line_else_its_stem() -> None:
+    """A .txt has no title field; the short line it opens with is its title, the file stem only a last resort."""
+    headed = load_bytes(b"Project Heron\n\nThe Wren-3 firmware is developed under Project Heron.\n",
+                        source="project_heron.txt", suffix=".txt", default_title="project_heron")
+    assert headed.title == "Project Heron"
+    prose = load_bytes(b"The Wren-3 firmware is developed under Project Heron.\nIt ships in May.\n",
+                       source="wren.txt", suffix=".txt", default_title="wren")
+    assert prose.title == "wren"  # a sentence is no heading
+    one_line = load_bytes(b"Project Heron", source="p.txt", suffix=".txt", default_title="p")
+    assert one_line.title == "p"  # a heading of nothing is the whole text, not a title
+    table = load_bytes(b"city,country\nTartu,Estonia\n", source="c.csv", suffix=".csv", default_title="c")
+    assert table.title == "c"  # a CSV's first line is its header row

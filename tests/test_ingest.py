@@ -47,7 +47,7 @@ def test_ingests_every_example_with_titles_from_each_format(runtime: Runtime, co
     titles = {Path(d.source).name: d.title for d in runtime.store.list_documents()}
     assert titles["aalto_shipyards.html"] == "Aalto Shipyards"  # <title>
     assert titles["northwind_dynamics.md"] == "Northwind Dynamics"  # first heading
-    assert titles["tomas_berg.txt"] == "tomas_berg"  # file stem
+    assert titles["tomas_berg.txt"] == "Tomas Berg"  # its heading line, not the file stem "tomas_berg"
     html_text = " ".join(c.text for c in runtime.store.iter_chunks() if c.title == "Aalto Shipyards")
     assert "Turku" in html_text and "console.log" not in html_text  # scripts are not content
     assert runtime.store.count_chunks() >= len(files)
