@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from kgrag.core.errors import ConfigError
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
@@ -359,3 +361,58 @@ def _without_defaults(model: BaseModel, optional: frozenset[str], include: set[s
     dumped = model.model_dump(mode="json", include=include)
     defaults = type(model)().model_dump(mode="json")
     return {k: v for k, v in dumped.items() if k not in optional or v != defaults[k]}
+
+
+ALLOW_UNKNOWN = "KGRAG_ALLOW_UNKNOWN_SETTINGS"
+"""Set to 1 where a shared environment holds KGRAG_* variables meant for another kgrag version."""
+NOT_SETTINGS_PREFIX = "KGRAG_TEST_"
+"""The test suite's own knobs (KGRAG_TEST_SOAK_SECONDS, …): read by tests, never by kgrag."""
+
+
+def setting_names() -> frozenset[str]:
+    """Every KGRAG_* name a setting is read from (nested with ``__``), and the opt-out itself."""
+    names = {ALLOW_UNKNOWN}
+
+    def walk(model: type[BaseModel], prefix: str) -> None:
+        for field_name, info in model.model_fields.items():
+            name = f"{prefix}{field_name.upper()}"
+            names.add(name)
+            if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel):
+                walk(info.annotation, name + "__")
+
+    walk(Settings, "KGRAG_")
+    return frozenset(names)
+
+
+def unknown_settings(environ: Mapping[str, str], env_file: Path | None = Path(".env")) -> list[tuple[str, str]]:
+    """(name, where) of every KGRAG_* variable or .env key that no setting reads: a typo there is otherwise
+    silently ignored and the default used ("KGRAG_RETREIVAL__TOP_K=2" still returns 5 results)."""
+    known = setting_names()
+    dict_fields = {n for n in known if n.endswith(("__WEIGHTS",))}
+    found = [(k, "environment") for k in environ if k.upper().startswith("KGRAG_")]
+    if env_file is not None and env_file.is_file():
+        for line in env_file.read_text(errors="replace").splitlines():
+            key = line.split("=", 1)[0].strip().removeprefix("export ").strip()
+            if "=" in line and key.upper().startswith("KGRAG_") and not line.lstrip().startswith("#"):
+                found.append((key, str(env_file)))
+    return [(k, where) for k, where in found
+            if k.upper() not in known and not k.upper().startswith(NOT_SETTINGS_PREFIX)
+            and not any(k.upper().startswith(d + "__") for d in dict_fields)]
+
+
+def check_known_settings(environ: Mapping[str, str], env_file: Path | None = Path(".env")) -> None:
+    """Refuse to start on a misspelt setting, naming the closest real one (opt out with ALLOW_UNKNOWN)."""
+    import difflib
+
+    if environ.get(ALLOW_UNKNOWN, "").strip().lower() in {"1", "true", "yes"}:
+        return
+    unknown = unknown_settings(environ, env_file)
+    if not unknown:
+        return
+    known = sorted(setting_names())
+    lines = []
+    for name, where in unknown:
+        close = difflib.get_close_matches(name.upper(), known, n=1, cutoff=0.6)
+        lines.append(f"{name} ({where})" + (f": did you mean {close[0]}?" if close else ""))
+    raise ConfigError(f"unknown setting{'s' if len(lines) > 1 else ''}: " + "; ".join(lines),
+                      fix=f"correct the name, or set {ALLOW_UNKNOWN}=1 to ignore KGRAG_* names no setting reads")

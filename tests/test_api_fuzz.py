@@ -3,7 +3,7 @@
 The real app (real Postgres, the session's embedder, the extractive answerer) answers through
 FastAPI's full stack; schemathesis drives it through ASGI and starts its lifespan once. Each
 operation gets schema-valid (positive) and schema-violating (negative) cases. CI runs a bounded,
-derandomised form; ``KGRAG_FUZZ_EXAMPLES=500 pytest tests/test_api_fuzz.py`` is the long, random one.
+derandomised form; ``KGRAG_TEST_FUZZ_EXAMPLES=500 pytest tests/test_api_fuzz.py`` is the long, random one.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from tests.conftest import EXAMPLES_DIR
 from tests.test_api_support import api_settings
 
 seconds: dict[str, float] = {}
-EXAMPLES_ENV = os.environ.get("KGRAG_FUZZ_EXAMPLES")
+EXAMPLES_ENV = os.environ.get("KGRAG_TEST_FUZZ_EXAMPLES")
 MAX_EXAMPLES = int(EXAMPLES_ENV or 25)
 """Per operation and generation mode."""
 

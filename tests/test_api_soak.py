@@ -24,7 +24,7 @@ from tests.test_api_support import api_settings
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 import soak
 
-SECONDS = float(os.environ.get("KGRAG_SOAK_SECONDS", 30))
+SECONDS = float(os.environ.get("KGRAG_TEST_SOAK_SECONDS", 30))
 MAX_GROWTH = 100 * 2**20
 
 

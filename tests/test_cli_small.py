@@ -66,3 +66,21 @@ def test_a_bad_list_setting_is_one_error_line_with_the_fix(tmp_path: Path) -> No
     assert bad_json.exit_code == 2, bad_json.output
     assert bad_json.exception is None or isinstance(bad_json.exception, SystemExit)
     assert "invalid configuration" in bad_json.output and "fix:" in bad_json.output
+
+
+def test_a_misspelt_setting_is_refused_with_the_closest_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A typo in a KGRAG_* name used to be ignored silently (the default applied); now nothing starts."""
+    runner = CliRunner()
+    env = {"KGRAG_HOME": str(tmp_path / "home"), "COLUMNS": "200"}
+    typo = runner.invoke(app, ["documents", "list"], env={**env, "KGRAG_RETREIVAL__TOP_K": "2"})
+    assert typo.exit_code == 2, typo.output
+    assert "KGRAG_RETREIVAL__TOP_K" in typo.output and "did you mean KGRAG_RETRIEVAL__TOP_K?" in typo.output
+    assert not (tmp_path / "home").exists()  # refused before a database was created
+    field = runner.invoke(app, ["documents", "list"], env={**env, "KGRAG_RETRIEVAL__TOPK": "2"})
+    assert field.exit_code == 2 and "did you mean KGRAG_RETRIEVAL__TOP_K?" in field.output
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("KGRAG_GRAPH__HOP_EVIDENCE_WEIGTH=0\n")
+    dotenv = runner.invoke(app, ["documents", "list"], env=env)
+    assert dotenv.exit_code == 2 and ".env" in dotenv.output and "KGRAG_GRAPH__HOP_EVIDENCE_WEIGHT" in dotenv.output
+    allowed = runner.invoke(app, ["documents", "list"], env={**env, "KGRAG_ALLOW_UNKNOWN_SETTINGS": "1"})
+    assert "unknown setting" not in allowed.output

@@ -16,9 +16,9 @@ from enum import StrEnum
 from typing import Annotated, Any, ParamSpec, TypeVar
 
 import typer
-from kgrag.core.errors import KgragError
+from kgrag.core.errors import ConfigError, KgragError
 from kgrag.core.runtime import Runtime
-from kgrag.core.settings import ExecutorSettings, Settings
+from kgrag.core.settings import ExecutorSettings, Settings, check_known_settings
 from pydantic import ValidationError
 from pydantic_settings import SettingsError
 from rich.console import Console
@@ -82,7 +82,12 @@ def executor_settings(settings: Settings, kind: ExecutorKind | None, ray_address
 
 def load_settings() -> Settings:
     try:
+        check_known_settings(os.environ)
         return Settings()
+    except ConfigError as exc:  # a misspelt KGRAG_* name: refused before anything starts
+        err_console.print(f"[bold red]error:[/] invalid configuration: {escape(exc.message)}")
+        err_console.print(f"[bold]fix:[/] {escape(exc.fix or '')}")
+        raise typer.Exit(2) from exc
     except ValidationError as exc:
         err_console.print(f"[bold red]error:[/] invalid configuration:\n{escape(str(exc))}")
         err_console.print("fix: correct the KGRAG_* environment variables or .env file named above")
