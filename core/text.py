@@ -25,6 +25,17 @@ def control_char(text: str, *, allow_whitespace: bool = False) -> str | None:
     return None
 
 
+INVISIBLE = re.compile(r"[\u200b\u2060\ufeff\u202a-\u202e\u2066-\u2069]")
+"""Bidi overrides, embeddings and isolates, zero-width space, word joiner and BOM: they make a title or
+source read differently from what it is ("invoice\u202efdp.exe"). Zero-width (non-)joiners and the LRM/RLM
+marks stay allowed: Persian, Indic scripts and emoji sequences need them."""
+
+
+def invisible_char(text: str) -> str | None:
+    """The first character of ``INVISIBLE`` in ``text``, or None."""
+    m = INVISIBLE.search(text)
+    return m.group() if m else None
+
 WORD = re.compile(r"[\w&]+(?:['’.\-][\w&]+)*")
 """A word of a name: letters, digits and "&", joined inside by an apostrophe (straight or curly), a dot
 or a hyphen ("O'Brien", "U.S", "Jean-Luc"). The question linker and the title index (kg.linking,

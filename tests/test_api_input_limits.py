@@ -67,3 +67,22 @@ def test_control_characters_never_reach_storage(client: TestClient) -> None:
     assert ok.json()["document"]["title"] == "Polar Cells Inc"
     for doc in client.get("/v1/documents").json()["documents"]:
         assert not any(unicodedata.category(ch) == "Cc" for ch in doc["source"] + doc["title"]), doc
+
+
+@pytest.mark.parametrize("hidden", ["\u202e", "\u2066", "\u200b", "\ufeff"])
+def test_bidi_overrides_and_zero_width_characters_are_refused_in_names(client: TestClient, hidden: str) -> None:
+    """"title\u202eevil" was stored (201): a title or source must read as what it is. File names are already
+    cleaned of these; JSON and form fields are refused with the character named."""
+    for field in ("source", "title"):
+        body = {"text": "Lumen Robotics builds warehouse robots.", "source": "lumen", "title": "Lumen"}
+        body[field] = f"invoice{hidden}fdp.exe"
+        r = client.post("/v1/documents", json=body)
+        assert r.status_code == 422, (field, r.text)
+        assert field in r.json()["detail"] and f"U+{ord(hidden):04X}" in r.json()["detail"]
+        form = {"source": "lumen-upload", "title": "Lumen", field: f"x{hidden}y"}
+        r = client.post("/v1/documents", files={"file": ("lumen.txt", b"Lumen Robotics builds robots.")}, data=form)
+        assert r.status_code == 422, (field, r.text)
+    assert all(d["source"] != "lumen" for d in client.get("/v1/documents").json()["documents"])
+    persian = client.post("/v1/documents", json={"text": "Lumen Robotics builds robots.", "source": "fa",
+                                                 "title": "می\u200cخواهم"})  # ZWNJ is part of the script
+    assert persian.status_code == 201, persian.text

@@ -20,7 +20,7 @@ from kgrag.api.deps import Authorized, Resources, ResourcesDep
 from kgrag.api.problems import RequestTooLargeError
 from kgrag.api.schemas import DocumentList, DocumentOut, IngestOut, TextDocumentIn
 from kgrag.core.errors import DuplicateDocumentError, IngestError, InvalidInputError
-from kgrag.core.text import control_char
+from kgrag.core.text import control_char, invisible_char
 from kgrag.core.types import DocumentStatus, LoadedDocument
 from kgrag.ingest.loaders import SUPPORTED_SUFFIXES, clean_title, content_hash, load_bytes, load_text
 from kgrag.retrieval.maintenance import delete_document_everywhere
@@ -73,7 +73,7 @@ def safe_filename(raw: str) -> str:
     return name
 
 
-def _refuse_nul(field: str, value: str, *, allow_whitespace: bool = False) -> str:
+def _refuse_unsafe(field: str, value: str, *, allow_whitespace: bool = False) -> str:
     """Postgres text and jsonb cannot hold NUL, and other C0/C1 controls (ESC, CSI, BEL) are terminal
     commands once a listing prints them: refused here, and the client learns which field."""
     bad = control_char(value, allow_whitespace=allow_whitespace)
@@ -83,12 +83,16 @@ def _refuse_nul(field: str, value: str, *, allow_whitespace: bool = False) -> st
         raise InvalidInputError(f"the {field} contains a control character (U+{ord(bad):04X})",
                                 fix=f"remove control characters from the {field}; only tab and newline are "
                                 "allowed, and only in titles and metadata values")
+    hidden = invisible_char(value)
+    if hidden is not None:  # a name shown to people must read as what it is
+        raise InvalidInputError(f"the {field} contains an invisible formatting character (U+{ord(hidden):04X})",
+                                fix=f"remove bidi overrides and zero-width characters from the {field}")
     return value
 
 
 def _title(value: str) -> str:
     """Tabs and newlines in a title are folded to spaces (a title is one line); other controls are refused."""
-    return clean_title(_refuse_nul("title", value, allow_whitespace=True))
+    return clean_title(_refuse_unsafe("title", value, allow_whitespace=True))
 
 
 def check_metadata(value: dict[str, Any]) -> dict[str, Any]:
@@ -99,13 +103,13 @@ def check_metadata(value: dict[str, Any]) -> dict[str, Any]:
     while stack:
         item, where = stack.pop()
         if isinstance(item, str):
-            _refuse_nul(where, item, allow_whitespace=True)
+            _refuse_unsafe(where, item, allow_whitespace=True)
         elif isinstance(item, float) and not math.isfinite(item):
             raise InvalidInputError(f"the {where} is {item}, which JSON storage cannot hold",
                                     fix="send a finite number, or the value as a string")
         elif isinstance(item, dict):
             for key, sub in item.items():
-                _refuse_nul("metadata key", str(key))
+                _refuse_unsafe("metadata key", str(key))
                 stack.append((sub, f"metadata value of {str(key)[:40]!r}"))
         elif isinstance(item, list):
             stack.extend((sub, where) for sub in item)
@@ -137,7 +141,7 @@ async def _from_multipart(request: Request, limit: int) -> LoadedDocument:
     if suffix not in SUPPORTED_SUFFIXES:
         raise IngestError(f"{name or '(a file name with nothing left once cleaned)'} has an unsupported type "
                           f"{suffix or '(no extension)'}", fix=f"upload one of {', '.join(sorted(SUPPORTED_SUFFIXES))}")
-    source = _refuse_nul("source", str(form.get("source") or f"upload:{name}"))
+    source = _refuse_unsafe("source", str(form.get("source") or f"upload:{name}"))
     if len(source) > MAX_SOURCE_CHARS:
         raise InvalidInputError(f"the source has {len(source)} characters, over the limit of {MAX_SOURCE_CHARS}",
                                 fix="send a shorter source (it is the document's identity, not its content)")
@@ -158,7 +162,7 @@ async def _from_json(request: Request, limit: int) -> LoadedDocument:
         raise _too_large(size, limit)
     title = _title(body.title)
     check_metadata(body.metadata)
-    source = _refuse_nul("source", body.source or f"text:{content_hash(body.text.encode())[:16]}")
+    source = _refuse_unsafe("source", body.source or f"text:{content_hash(body.text.encode())[:16]}")
     return load_text(body.text, source=source, title=title or source, metadata=body.metadata)
 
 
