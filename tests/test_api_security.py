@@ -23,6 +23,7 @@ from fastapi.testclient import TestClient
 from kgrag.api.deps import require_api_key
 from kgrag.core.models import Embedder
 from kgrag.core.settings import ApiSettings, Settings
+from kgrag.core.text import invisible_char
 
 from tests.test_api_auth import KEYS, assert_problem, bearer
 from tests.test_api_support import api_settings, client_for
@@ -214,10 +215,10 @@ def test_injection_strings_are_data_everywhere(client: TestClient) -> None:
         r = call("POST", "/v1/documents", json={"text": text, "title": s, "source": s, "metadata": {"team": s, s: "y"}})
         m = call("POST", "/v1/documents", files={"file": ("kiln.txt", f"{text} Uploaded.".encode(), "text/plain")},
                  data={"title": s, "source": f"form:{s}", "metadata": '{"via": "form"}'})
-        if "\x00" in s:
+        if "\x00" in s or invisible_char(s):  # NUL cannot be stored; a bidi override must not be shown as a name
             for refused in (r, m):
                 problem = assert_problem(refused, 422)
-                assert "NUL" in str(problem["detail"]) and problem["fix"]
+                assert ("NUL" in str(problem["detail"]) or "invisible" in str(problem["detail"])) and problem["fix"]
             continue
         assert r.status_code == 201 and m.status_code == 201, (s, r.text, m.text)
         doc = r.json()["document"]
@@ -241,8 +242,10 @@ def test_injection_strings_are_data_everywhere(client: TestClient) -> None:
             if s in stored:
                 hits = r.json()["hits"]
                 assert hits and {h["document_id"] for h in hits} == {stored[s]}, (s, hits)
-            else:
+            elif "\x00" in s:
                 assert_problem(r, 422)
+            else:  # never stored (an invisible character): a filter on it matches nothing
+                assert r.status_code == 200 and r.json()["hits"] == [], r.text
         for filters in ({"sources": [s + "-absent"]}, {"metadata": {"team": s + "' OR '1'='1"}},
                         {"metadata": {s + "-absent": "y"}}):
             if "\x00" not in s:
