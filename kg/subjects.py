@@ -25,7 +25,11 @@ _NOT_A_NAME_WORDS = (
 )
 _NOT_A_NAME = frozenset(_NOT_A_NAME_WORDS.split())
 _CLAUSE_BREAK = re.compile(r"[!?;]|\.\s+[a-z]")
-_LINKER_WORDS = "of the and de la le von van der del da di du y & for on in at"
+_ASIDE = re.compile(r"\s*[(\[,;]")
+# Linking words and the particles personal names carry in many languages ("Conall mac Taidg",
+# "Raiyah bint Hussein", "Ashar Al Aafiz bin Abdullah"): lower-case inside a name.
+_LINKER_WORDS = ("of the and de la le von van der del da di du y & for on in at mac bin bint ibn al el zu ter ten "
+                 "dos das af av")
 _LINKERS = frozenset(_LINKER_WORDS.split())
 
 
@@ -51,9 +55,26 @@ def text_subject(text: str) -> str:
     m = _COPULA.search(first)
     if m is None:
         return ""
-    subject = _PAREN.sub(" ", first[:m.start()]).strip(" ,;:-")
-    subject = " ".join(subject.split())
-    return subject if _name_like(subject, heading=False) else ""
+    before = first[:m.start()]
+    # "Gunnar S. Gundersen (1921 – 1983) or Gunnar S. was", "Archambaud IX of Bourbon (died 1249), called
+    # Le Jeune, was": the name is what comes before the first aside (a parenthesis, comma or semicolon).
+    for subject in (_clean(before), _clean(_ASIDE.split(before, maxsplit=1)[0])):
+        if _name_like(subject, heading=False):
+            return subject
+    return ""
+
+
+def _without_parentheses(text: str) -> str:
+    """Nested asides too ("Fist of Fury II (a.k.a. Tschang Fu (the hammer of death))")."""
+    while True:
+        stripped = _PAREN.sub(" ", text)
+        if stripped == text:
+            return text
+        text = stripped
+
+
+def _clean(phrase: str) -> str:
+    return " ".join(_without_parentheses(phrase).split()).strip(" ,;:-")
 
 
 def _name_like(phrase: str, *, heading: bool) -> bool:

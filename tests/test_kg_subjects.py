@@ -14,6 +14,12 @@ from kgrag.kg.subjects import document_subject, subject_variants, text_subject, 
     ("The Beatles were an English rock band.", "The Beatles"),
     ("Project Heron\n\nThe Wren-3 firmware is developed under Project Heron.", "Project Heron"),
     ("# Jonas Meier\n\nJonas Meier leads Project Heron.", "Jonas Meier"),
+    # the name before the first aside (parenthesis, comma, semicolon), name particles, nested parentheses
+    ('Archambaud IX of Bourbon( died 1249), called Le Jeune(" The Young"), was a ruler.', "Archambaud IX of Bourbon"),
+    ("Conall mac Taidg( died c. 807)( Conall son of Tadc) was a king of the Picts.", "Conall mac Taidg"),
+    ("Fist of Fury II( a.k.a. Chinese Connection 2 (Tschang Fu)) is a 1977 film.", "Fist of Fury II"),
+    ("Ranganath ; (born 1949) was an Indian film actor.", "Ranganath"),
+    ("Lou Ye , born 1965, is a Chinese screenwriter-director.", "Lou Ye"),
 ])
 def test_the_opening_names_the_subject(text: str, subject: str) -> None:
     assert text_subject(text) == subject
@@ -24,6 +30,7 @@ def test_the_opening_names_the_subject(text: str, subject: str) -> None:
     "It was a cold day. Nothing happened.",                            # a pronoun
     "We measured the expression of BRCA1 in 40 tumours.",              # no copula, no heading
     "In 1990 the plant was closed.\nMore text.",                       # a clause, not a name
+    "The aim of this study, as designed, was to test statins.",       # a clause before the aside too
 ])
 def test_an_opening_that_names_nothing_gives_no_subject(text: str) -> None:
     assert text_subject(text) == ""
