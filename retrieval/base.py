@@ -7,10 +7,35 @@ so concurrent requests can never see each other's results.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+import numpy as np
 from kgrag.core.types import Filters, Hit
+
+
+class QueryVector:
+    """One question's embedding, computed once for all the retrievers of one request.
+
+    Dense searches with it and the graph weighs its hops with it; they run in parallel, so whichever
+    asks first embeds and the other waits for that result instead of running the model again. It
+    belongs to one request (the pipeline makes a new one per question), so nothing leaks between users.
+    """
+
+    __slots__ = ("_lock", "_vector")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._vector: np.ndarray | None = None
+
+    def get(self, embed: Callable[[], np.ndarray]) -> np.ndarray:
+        """The vector, made by ``embed`` on the first call only."""
+        with self._lock:
+            if self._vector is None:
+                self._vector = embed()
+            return self._vector
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +43,8 @@ class Query:
     text: str
     filters: Filters = field(default_factory=Filters)
     k: int = 20
+    vector: QueryVector = field(default_factory=QueryVector, compare=False, repr=False)
+    """Shared by the retrievers of one request for the same text (see QueryVector)."""
 
 
 StageState = Literal["ran", "skipped", "failed"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -121,7 +122,7 @@ class GraphRetriever:
         if self._embedder is not None and self.settings.hop_evidence_weight > 0:
             ids = {col: cid for col, cid, _ in keep}
             weighed = weigh_hops(graph, linked, [col for col, _, _ in keep], [s for _, _, s in keep],
-                                 self._similarity(query.text), weight=self.settings.hop_evidence_weight)
+                                 self._similarity(graph, query), weight=self.settings.hop_evidence_weight)
             keep = [(col, ids[col], s) for col, s in weighed]
         t3 = time.perf_counter()
         why = explain(graph, linked, scored, [col for col, _, _ in keep])
@@ -137,20 +138,57 @@ class GraphRetriever:
         return hits
 
 
-    def _similarity(self, question: str) -> Similarity:
-        """Cosine similarity of sentences to the question, the question embedded with them in one batch."""
+    def _similarity(self, graph: LoadedGraph, query: Query) -> Similarity:
+        """Cosine similarity of link sentences to the question.
+
+        The question's vector is the request's own (dense made it, or will reuse it: one forward pass per
+        question, not two), and each sentence is embedded once per served graph: link sentences recur
+        across questions about the same documents, so most hops cost a dot product."""
         assert self._embedder is not None
+        embedder = self._embedder()
+        memo = graph.derived(f"sentence_vectors:{embedder.name}", lambda _g: SentenceVectors(SENTENCE_MEMO))
 
         def similarity(sentences: Sequence[str]) -> np.ndarray:
-            vectors = self._embedder().encode([question, *sentences])
-            vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-            return vectors[1:] @ vectors[0]
+            question = query.vector.get(lambda: embedder.encode_query(query.text))
+            return memo.vectors(sentences, embedder.encode) @ question
 
         return similarity
 
     def _allowed(self, chunk_ids: list[int], query: Query) -> set[int]:
         where, params = filters_sql(query.filters)
         return self.graph_store.allowed_chunks(chunk_ids, where, params)
+
+
+SENTENCE_MEMO = 20_000
+"""Link-sentence vectors kept per served graph (384 floats each: about 30 MB)."""
+
+
+class SentenceVectors:
+    """A bounded, thread-safe memo of sentence → unit vector for one served graph and model.
+
+    It lives in the graph's ``derived`` values, so a new build starts empty and no request's text is
+    kept beyond what the graph itself holds (link sentences are graph data)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._lock = threading.Lock()
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def vectors(self, sentences: Sequence[str], encode: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+        with self._lock:
+            known = {s: v for s in sentences if (v := self._vectors.get(s)) is not None}
+            for s in known:
+                self._vectors.move_to_end(s)
+        missing = sorted({s for s in sentences if s not in known})
+        if missing:
+            made = encode(missing)
+            made = made / np.maximum(np.linalg.norm(made, axis=1, keepdims=True), 1e-12)
+            with self._lock:
+                for s, v in zip(missing, made, strict=True):
+                    known[s] = self._vectors[s] = v
+                while len(self._vectors) > self._size:
+                    self._vectors.popitem(last=False)
+        return np.stack([known[s] for s in sentences])
 
 
 MIN_TITLE_CONFIDENCE = 0.1

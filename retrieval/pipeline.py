@@ -25,7 +25,7 @@ from kgrag.core.settings import Settings
 from kgrag.core.store import Store
 from kgrag.core.types import ChunkRecord, Filters
 from kgrag.retrieval.answer.base import TextModel
-from kgrag.retrieval.base import Query, RetrievalResult, Retriever, StageStatus
+from kgrag.retrieval.base import Query, QueryVector, RetrievalResult, Retriever, StageStatus
 from kgrag.retrieval.bm25 import BM25Retriever, index_behind
 from kgrag.retrieval.dense import DenseRetriever
 from kgrag.retrieval.expand import ExtraQuery, enabled_stages, require_llm, stage_queries
@@ -159,6 +159,7 @@ class QueryPipeline:
                       ) -> dict[str, tuple[RetrievalResult, float]]:
         futures: dict[str, Future[tuple[RetrievalResult, float]]] = {}
         out: dict[str, tuple[RetrievalResult, float]] = {}
+        vector = QueryVector()  # this request's question embedding, made once for dense and the graph
         for signal in wanted:
             retriever = self.retrievers.get(signal)
             if retriever is None:
@@ -166,7 +167,7 @@ class QueryPipeline:
                     "skipped", f"the {signal} retriever is not enabled in this pipeline")
                 out[signal] = (RetrievalResult(signal, (), status), 0.0)
                 continue
-            query = Query(question, filters, self._candidates(signal))
+            query = Query(question, filters, self._candidates(signal), vector)
             futures[signal] = self._executor.submit(_timed_retrieve, signal, retriever, query)
         for signal, future in futures.items():
             out[signal] = future.result()
@@ -175,9 +176,11 @@ class QueryPipeline:
     def _retrieve_extra(self, queries: Sequence[ExtraQuery], wanted: tuple[str, ...], filters: Filters
                         ) -> dict[str, tuple[RetrievalResult, float]]:
         """Every extra query through every available retriever, in parallel; a failure drops only its list."""
+        vectors = {q.label: QueryVector() for q in queries}  # one embedding per extra query, as for the question
         futures = {
             f"{signal}@{q.label}": self._executor.submit(
-                _timed_retrieve, signal, self.retrievers[signal], Query(q.text, filters, self._candidates(signal)))
+                _timed_retrieve, signal, self.retrievers[signal],
+                Query(q.text, filters, self._candidates(signal), vectors[q.label]))
             for q in queries for signal in wanted if signal in self.retrievers
         }
         return {name: future.result() for name, future in futures.items()}
