@@ -128,6 +128,16 @@ class GraphSettings(BaseModel):
                     "on questions 1-500) but let the graph's second hop outrank what dense and BM25 agree on in "
                     "the examples golden set (R@2 0.917 -> 0.767).",
     )
+    lead_confidence: float = Field(
+        default=0.5, ge=0.0, le=1.0,
+        description="When the question names a document at least this precisely (title_confidence: link score "
+                    "times specificity squared; 1 for a title one document writes), the graph's first lead_hits "
+                    "hits come first in the fused list, in fused order.",
+    )
+    lead_hits: int = Field(
+        default=5, ge=0,
+        description="How many of the graph's hits lead when lead_confidence is met (0: the graph never leads).",
+    )
     entity_fusion_weight: float = Field(
         default=0.0, ge=0.0,
         description="RRF weight of the graph list when only entities linked, times the best link's "

@@ -74,6 +74,8 @@ class RetrievalResult:
     weight: float | None = None
     """How far the retriever trusts its own list for this query (None: fully). Fusion multiplies the
     signal's configured weight by it, so a signal with nothing precise to say cannot push others down."""
+    lead: int = 0
+    """How many of this list's first hits lead the fused list (retrieval.fusion.lead_with); 0: none."""
 
 
 @runtime_checkable

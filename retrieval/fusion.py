@@ -63,3 +63,19 @@ def reciprocal_rank_fusion(
     ]
     fused.sort(key=lambda h: (-h.score, h.best_rank, h.chunk_id))
     return fused
+
+
+def lead_with(fused: list[FusedHit], leading: Mapping[str, Sequence[Hit]]) -> list[FusedHit]:
+    """The fused list with the hits of ``leading`` lists first, each part keeping its fused order.
+
+    RRF's flat 1/(k + rank) lets two lists that agree on a near miss outvote one list that is sure: on
+    2Wiki the graph's chain from a document the question names holds both answer passages, yet dense
+    and BM25, agreeing on a namesake, push the second hop below the top five. A list that reports it
+    *leads* (the graph, when the question names a document precisely) therefore picks which chunks come
+    first, and fusion still orders them: the others decide among the leader's picks, never whether
+    they are shown.
+    """
+    head = {h.chunk_id for hits in leading.values() for h in hits}
+    if not head:
+        return fused
+    return [h for h in fused if h.chunk_id in head] + [h for h in fused if h.chunk_id not in head]

@@ -93,7 +93,9 @@ class GraphRetriever:
         check = bool(status.reason) or not query.filters.empty
         hits = self._hits(graph, linked, query, timings, check=check)
         timings["total"] = time.perf_counter() - t0
-        return RetrievalResult(SIGNAL, hits, status, timings, explanation, weight=weight)
+        lead = lead_count(linked, self.settings)
+        explanation["fusion_weight"]["leads"] = min(lead, len(hits))
+        return RetrievalResult(SIGNAL, hits, status, timings, explanation, weight=weight, lead=lead)
 
     def _freshness(self, graph: LoadedGraph) -> StageStatus:
         current = self._corpus_version()
@@ -208,10 +210,22 @@ def fusion_weight(linked: list[LinkedEntity], settings: GraphSettings) -> tuple[
     link below ``MIN_TITLE_CONFIDENCE`` counts as an entity link. No dataset knowledge: the weight
     follows from what linked.
     """
-    titles = [e.score * e.specificity ** 2 for e in linked if e.how == TITLE]
-    if titles and max(titles) >= MIN_TITLE_CONFIDENCE:
-        return settings.title_fusion_weight * min(1.0, max(titles)), "title"
+    confidence = title_confidence(linked)
+    if confidence >= MIN_TITLE_CONFIDENCE:
+        return settings.title_fusion_weight * confidence, "title"
     return settings.entity_fusion_weight * min(1.0, max(e.score for e in linked)), "entities"
+
+
+def title_confidence(linked: list[LinkedEntity]) -> float:
+    """How precisely the question names a document: the best title link's score times its specificity²
+    (at most 1; 0 without a title link)."""
+    return min(1.0, max((e.score * e.specificity ** 2 for e in linked if e.how == TITLE), default=0.0))
+
+
+def lead_count(linked: list[LinkedEntity], settings: GraphSettings) -> int:
+    """How many of the graph's hits lead the fused list (retrieval.fusion.lead_with): ``lead_hits`` when
+    the question names a document at least ``lead_confidence`` precisely, else none."""
+    return settings.lead_hits if title_confidence(linked) >= settings.lead_confidence else 0
 
 
 def chain_text(path: tuple[str, ...] | list[str], relations: tuple[str, ...] | list[str]) -> str:
