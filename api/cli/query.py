@@ -136,9 +136,12 @@ def _print_explain(result: PipelineResult) -> None:
     console.print(f"query time {(total - load) * 1000:.1f} ms; model and index loading {load * 1000:.1f} ms "
                   "(a one-off cost of this process, not of the query)", highlight=False)
     if result.fusion_weights:
-        basis = result.explanations.get("graph", {}).get("fusion_weight", {}).get("basis")
+        graph_fusion = result.explanations.get("graph", {}).get("fusion_weight", {})
+        basis, leads = graph_fusion.get("basis"), graph_fusion.get("leads", 0)
         weights = ", ".join(f"{s} {w:.3g}" + (f" ({basis} link)" if s == "graph" and basis else "")
                             for s, w in result.fusion_weights.items())
+        if leads:
+            weights += f"; the graph's first {leads} hits lead (the question names a document precisely)"
         console.print(f"[bold]fusion weights:[/] {escape(weights)}", highlight=False)
     for signal, details in result.explanations.items():
         shown = json.dumps(details, default=str, ensure_ascii=False)[:600]  # CJK tokens readable, not \uXXXX
