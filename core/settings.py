@@ -273,7 +273,23 @@ class ApiSettings(BaseModel):
         description="Most filter values one query may carry (document ids + sources + metadata pairs); each is "
                     "a SQL parameter, and thousands cost seconds or exceed the driver's limit.",
     )
-    max_upload_bytes: int = Field(default=50 * 1024 * 1024, ge=1)
+    max_upload_bytes: int = Field(
+        default=50 * 1024 * 1024, ge=1,
+        description="Largest document POST /v1/documents takes (its body may be 1 MiB more, for the form's framing).",
+    )
+    max_request_bytes: int = Field(
+        default=1024 * 1024, ge=1024,
+        description="Largest body of every other route (query, chat, graph): parsed JSON takes about 25x its bytes "
+                    "in memory, so 39 MB chat bodies once took gigabytes. Refused with 413 before it is read whole.",
+    )
+    max_messages: int = Field(
+        default=256, ge=1, description="Most messages one /v1/chat/completions request may carry (422 above).",
+    )
+    max_chat_chars: int = Field(
+        default=200_000, ge=1,
+        description="Most characters of text all messages of one chat request may carry together (422 above); "
+                    "the question that reaches the retrievers and the answerer is also held to max_question_chars.",
+    )
 
 
 class ArtifactSettings(BaseModel):
