@@ -49,7 +49,8 @@ def _build_resources(rt: Runtime) -> Resources:
     sync.sync_once()  # a replica with an empty data home downloads the published BM25 index and graph first
     sync.start()  # then new versions load in the background; builds never run in a query
     answerer = answerer_for(settings.answer, embedder=embedder, spacy=rt.spacy)
-    ingestor = Ingestor(rt.store, embedder, settings.chunking, settings.embedding)
+    ingestor = Ingestor(rt.store, embedder, settings.chunking, settings.embedding, settings.ingest,
+                        sandbox=rt.sandbox)
     log.info("answers by %s; signals %s", answerer.name, ",".join(settings.retrieval.signals))
     return Resources(rt, pipeline, answerer, ingestor, JobRunner(rt.db, stale_after=settings.artifacts.job_stale_after),
                      sync)

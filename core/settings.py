@@ -75,6 +75,35 @@ class IngestSettings(BaseModel):
         default=50 * 1024 * 1024, ge=1,
         description="Files larger than this are refused with a per-file error (split them first).",
     )
+    isolate_parsers: bool = Field(
+        default=True,
+        description="Parse every file in a worker process with parser_memory_bytes and parser_timeout_s "
+                    "(core/sandbox.py), so no file can take the server down. Off: in this process (tests, "
+                    "trusted batch jobs).",
+    )
+    parser_processes: int = Field(default=2, ge=1, le=32, description="Parser worker processes at most at once.")
+    parser_memory_bytes: int = Field(
+        default=1024 * 1024 * 1024, ge=64 * 1024 * 1024,
+        description="Memory a parser worker may take beyond what it holds at start; a file needing more fails alone.",
+    )
+    parser_timeout_s: float = Field(default=120.0, gt=0.0, description="Seconds one file may take to parse.")
+    max_front_matter_bytes: int = Field(
+        default=64 * 1024, ge=1, description="Largest Markdown front matter (YAML) read as metadata.",
+    )
+    max_front_matter_nodes: int = Field(
+        default=10_000, ge=1,
+        description="Most YAML values front matter may hold once its aliases are expanded (an alias bomb of a "
+                    "few hundred bytes expands to billions).",
+    )
+    max_unpacked_bytes: int = Field(
+        default=256 * 1024 * 1024, ge=1,
+        description="Most bytes the entries of a .docx (a zip) may hold uncompressed, checked before any is read.",
+    )
+    max_compression_ratio: float = Field(
+        default=100.0, ge=1.0,
+        description="Most a .docx entry may expand over its compressed size (Word's XML compresses about "
+                    "5-20x; a zip bomb 1000x).",
+    )
 
 
 ExtractionMode = Literal["entities", "syntax"]
