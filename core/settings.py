@@ -311,6 +311,12 @@ class ApiSettings(BaseModel):
         description="Largest body of every other route (query, chat, graph): parsed JSON takes about 25x its bytes "
                     "in memory, so 39 MB chat bodies once took gigabytes. Refused with 413 before it is read whole.",
     )
+    shutdown_grace_s: float = Field(
+        default=10.0, gt=0.0,
+        description="Seconds `kgrag serve` lets requests in flight finish after SIGTERM (a slow upload, a streamed "
+                    "answer) before it cancels them and exits; unbounded, one slow client kept a stopped server "
+                    "alive.",
+    )
     max_messages: int = Field(
         default=256, ge=1, description="Most messages one /v1/chat/completions request may carry (422 above).",
     )
