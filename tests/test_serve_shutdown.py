@@ -66,7 +66,8 @@ def test_sigterm_stops_a_server_in_the_middle_of_a_slow_upload(tmp_path: Path, f
         try:
             proc.wait(timeout=GRACE_S + 20)  # it used to be alive 30-40 s later, and would have stayed so
         except subprocess.TimeoutExpired:
-            raise AssertionError(f"still running {GRACE_S + 20:.0f} s after SIGTERM: {log.read_text()[-2000:]}") from None
+            tail = log.read_text()[-2000:]
+            raise AssertionError(f"still running {GRACE_S + 20:.0f} s after SIGTERM: {tail}") from None
         assert time.monotonic() - t0 < GRACE_S + 20
     finally:
         stop.set()
