@@ -46,7 +46,8 @@ _UPLOAD_BODY = {
 
 def _too_large(size: int, limit: int) -> RequestTooLargeError:
     return RequestTooLargeError(f"the document is {size} bytes, over the limit of {limit}",
-                                fix="split it, or raise KGRAG_API__MAX_UPLOAD_BYTES")
+                                fix="split it, or raise KGRAG_API__MAX_UPLOAD_BYTES",
+                                details={"limit": limit, "setting": "KGRAG_API__MAX_UPLOAD_BYTES"})
 
 
 MAX_NAME_CHARS = 255
