@@ -90,8 +90,11 @@ class Runtime:
         ingest = self.settings.ingest
         if not ingest.isolate_parsers:
             return None
-        return Sandbox(memory_bytes=ingest.parser_memory_bytes, timeout_s=ingest.parser_timeout_s,
-                       processes=ingest.parser_processes, preload=PARSER_MODULES)
+        with self._lock:  # two first uploads at once still make one sandbox
+            if "sandbox" in self.__dict__:  # pragma: no cover - made while we waited
+                return self.__dict__["sandbox"]
+            return Sandbox(memory_bytes=ingest.parser_memory_bytes, timeout_s=ingest.parser_timeout_s,
+                           processes=ingest.parser_processes, preload=PARSER_MODULES)
 
     def close(self) -> None:
         if (sandbox := self.__dict__.get("sandbox")) is not None:
