@@ -166,3 +166,29 @@ def test_folder_ingest_stores_the_good_files_and_fails_the_bad_ones(tmp_path: Pa
     assert "not a finite number" in failed["a_nan.md"]
     assert "DOCTYPE" in failed["b_entities.docx"]
     assert "KGRAG_INGEST__MAX_FRONT_MATTER_NODES" in failed["c_laughs.md"]
+
+
+def test_a_parse_that_overruns_or_dies_fails_alone() -> None:
+    """The sandbox's time limit and a worker killed mid-parse: each is that input's error, and the next
+    call gets a fresh worker."""
+    import time
+
+    from kgrag.core.errors import IngestError
+    from kgrag.core.sandbox import PARSER_MODULES, Sandbox
+    from kgrag.ingest.loaders import load_bytes
+
+    sandbox = Sandbox(memory_bytes=256 * 2**20, timeout_s=1.0, processes=1, preload=PARSER_MODULES)
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(IngestError) as err:
+            sandbox.run(time.sleep, 30, label="slow.pdf")
+        assert time.monotonic() - t0 < 10
+        assert "slow.pdf took longer than the parser's limit of 1 s" in err.value.message
+        assert "KGRAG_INGEST__PARSER_TIMEOUT_S" in (err.value.fix or "")
+        with pytest.raises(IngestError) as err:
+            sandbox.run(os._exit, 3, label="crash.pdf")
+        assert "crash.pdf made the parser process die (exit code 3)" in err.value.message
+        doc = sandbox.run(load_bytes, b"Hiiumaa has ferries.", source="ok.txt", suffix=".txt", default_title="ok")
+        assert doc.pages[0].text == "Hiiumaa has ferries."
+    finally:
+        sandbox.close()
