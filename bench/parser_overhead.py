@@ -2,7 +2,8 @@
 
     python bench/parser_overhead.py --repeat 20        # writes bench/PARSER.json and bench/PARSER.md
 
-Parses each file of examples/ (Markdown, text, HTML) plus a generated .docx and .pdf ``--repeat`` times,
+Parses each file of examples/ (Markdown, text, HTML) plus a generated Markdown file with front matter, .docx
+and .pdf ``--repeat`` times,
 in this process and through the Sandbox, and reports the median time per document for each and their
 difference: the bytes' round trip through a pipe and the document's back. The first call's figure is
 separate: it starts multiprocessing's fork server, which imports the parsers once per process.
@@ -50,7 +51,10 @@ def _samples() -> list[tuple[str, bytes]]:
     for i in range(3):
         pdf.add_page()
         pdf.multi_cell(0, 10, f"Page {i + 1}. Kelp forests grow along the coast of Hiiumaa. " * 10)
-    return [*files, ("generated.docx", out.getvalue()), ("generated.pdf", bytes(pdf.output()))]
+    front = (b"---\ntitle: TSMC quarterly report\nticker: 2330\nyear: 2024\ntags: &t [semiconductors, taiwan]\n"
+             b"also: *t\n---\n# Revenue\n\n" + b"Revenue rose 30 percent on demand for advanced chips. " * 40)
+    return [*files, ("front_matter.md", front), ("generated.docx", out.getvalue()),
+            ("generated.pdf", bytes(pdf.output()))]
 
 
 def _median_ms(fn: object, repeat: int) -> float:
