@@ -49,43 +49,73 @@ def _build_resources(rt: Runtime) -> Resources:
     sync.sync_once()  # a replica with an empty data home downloads the published BM25 index and graph first
     sync.start()  # then new versions load in the background; builds never run in a query
     answerer = answerer_for(settings.answer, embedder=embedder, spacy=rt.spacy)
-    ingestor = Ingestor(rt.store, embedder, settings.chunking, settings.embedding)
+    ingestor = Ingestor(rt.store, embedder, settings.chunking, settings.embedding, settings.ingest,
+                        sandbox=rt.sandbox)
     log.info("answers by %s; signals %s", answerer.name, ",".join(settings.retrieval.signals))
     return Resources(rt, pipeline, answerer, ingestor, JobRunner(rt.db, stale_after=settings.artifacts.job_stale_after),
                      sync)
 
 
-class BodyLimitMiddleware:
-    """Refuses bodies over the limit before they are read whole, whether or not Content-Length is sent."""
+UPLOAD_ROUTE = ("POST", "/v1/documents")
+"""The one route whose body is a document, held to api.max_upload_bytes; every other body to api.max_request_bytes."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+
+class BodyLimitMiddleware:
+    """Refuses bodies over the limit before they are read whole, whether or not Content-Length is sent.
+
+    One mechanism for every route: the document upload may carry a document, any other body (a query, a
+    chat conversation) only a request. The 413 names the setting that raises the limit it hit."""
+
+    def __init__(self, app: ASGIApp, upload_limit: int, request_limit: int) -> None:
         self.app = app
-        self.limit = limit
+        self.upload_limit = upload_limit
+        self.request_limit = request_limit
+
+    def _limit(self, scope: Scope) -> tuple[int, str, str]:
+        if (scope.get("method"), scope.get("path", "").rstrip("/")) == UPLOAD_ROUTE:
+            return self.upload_limit, "a smaller document", "KGRAG_API__MAX_UPLOAD_BYTES"
+        return self.request_limit, "a smaller request", "KGRAG_API__MAX_REQUEST_BYTES"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit, smaller, setting = self._limit(scope)
+        fix = f"send {smaller}, or raise {setting}"
         declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            body = problem(413, f"the request body is {int(declared)} bytes, over the limit of {self.limit}",
-                           fix="send a smaller document, or raise KGRAG_API__MAX_UPLOAD_BYTES",
-                           kind="request-too-large", instance=scope.get("path"))
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            body = problem(413, f"the request body is {int(declared)} bytes, over the limit of {limit}",
+                           fix=fix, kind="request-too-large", instance=scope.get("path"), limit=limit,
+                           setting=setting)
             await problem_response(body)(scope, receive, send)
             return
         seen = 0
+        refused: dict[str, object] | None = None
 
         async def limited() -> Message:
-            nonlocal seen
+            nonlocal seen, refused
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise RequestTooLargeError(f"the request body is over the limit of {self.limit} bytes",
-                                               fix="send a smaller document, or raise KGRAG_API__MAX_UPLOAD_BYTES")
+                if seen > limit:
+                    refused = problem(413, f"the request body is over the limit of {limit} bytes", fix=fix,
+                                      kind="request-too-large", instance=scope.get("path"), limit=limit,
+                                      setting=setting)
+                    raise RequestTooLargeError(str(refused["detail"]), fix=fix,
+                                               details={"limit": limit, "setting": setting})
             return message
 
-        await self.app(scope, limited, send)
+        async def answer(message: Message) -> None:
+            # FastAPI turns any error while it reads a JSON body into 400 "error parsing the body": once the
+            # limit is hit, the response is the 413 whatever the route made of the error.
+            if refused is None:
+                await send(message)
+            elif message["type"] == "http.response.start":
+                response = problem_response(refused)
+                await send({"type": "http.response.start", "status": 413, "headers": response.raw_headers})
+                await send({"type": "http.response.body", "body": response.body})
+
+        await self.app(scope, limited, answer)
 
 
 def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
@@ -125,7 +155,8 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     for module in (routes_health, routes_query, routes_chat, routes_documents, routes_graph, routes_browse):
         app.include_router(module.router)
     routes_ui.install(app)
-    app.add_middleware(BodyLimitMiddleware, limit=settings.api.max_upload_bytes + BODY_SLACK)
+    app.add_middleware(BodyLimitMiddleware, upload_limit=settings.api.max_upload_bytes + BODY_SLACK,
+                       request_limit=settings.api.max_request_bytes)
     if settings.api.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(settings.api.cors_origins),
                            allow_methods=["GET", "POST", "DELETE"], allow_headers=["Authorization", "Content-Type"])

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from kgrag.core.errors import ConfigError, DatabaseError, DatabaseUnavailableError
+from kgrag.core.errors import ConfigError, DatabaseBusyError, DatabaseError, DatabaseUnavailableError
 from kgrag.core.schema import MIGRATIONS
 from kgrag.core.settings import Settings
 from pgvector.psycopg import register_vector
@@ -149,6 +149,12 @@ class Database:
                 raise DatabaseUnavailableError("the database connection is closed",
                                                fix="the service is shutting down; retry on another instance") from exc
             self._on_failure(exc)
+            if isinstance(exc, PoolTimeout) and not self._down:  # the server answered the probe: only busy
+                raise DatabaseBusyError(
+                    f"all {self._max_size} database connections stayed busy for {self.acquire_timeout:g} s",
+                    fix="retry in a moment; if it happens at normal load, raise KGRAG_DATABASE__POOL_MAX_SIZE "
+                        f"(now {self._max_size}, within the server's max_connections) or "
+                        "KGRAG_DATABASE__ACQUIRE_TIMEOUT") from exc
             raise _unavailable() from exc
 
     @contextmanager

@@ -36,6 +36,10 @@ class DatabaseUnavailableError(DatabaseError):
     """The server cannot be reached now. Requests fail at once while it is down; it is retried in the background."""
 
 
+class DatabaseBusyError(DatabaseError):
+    """Every pooled connection stayed in use for the whole wait while the server answers: load, not an outage."""
+
+
 class RetrievalFailedError(KgragError):
     """Every retriever a query asked for failed: that is an outage, not "the documents don't say"."""
 

@@ -18,6 +18,7 @@ from kgrag.core.artifacts import ArtifactStore
 from kgrag.core.db import Database, check_embedding_model
 from kgrag.core.models import Embedder, load_embedder
 from kgrag.core.nlp import load_spacy
+from kgrag.core.sandbox import PARSER_MODULES, Sandbox
 from kgrag.core.settings import Settings
 from kgrag.core.store import Store
 
@@ -83,7 +84,21 @@ class Runtime:
     def artifacts(self) -> ArtifactStore:
         return ArtifactStore(self.db, part_bytes=self.settings.artifacts.part_bytes)
 
+    @cached_property
+    def sandbox(self) -> Sandbox | None:
+        """Where uploaded and ingested files are parsed (None: in this process, ingest.isolate_parsers off)."""
+        ingest = self.settings.ingest
+        if not ingest.isolate_parsers:
+            return None
+        with self._lock:  # two first uploads at once still make one sandbox
+            if "sandbox" in self.__dict__:  # pragma: no cover - made while we waited
+                return self.__dict__["sandbox"]
+            return Sandbox(memory_bytes=ingest.parser_memory_bytes, timeout_s=ingest.parser_timeout_s,
+                           processes=ingest.parser_processes, preload=PARSER_MODULES)
+
     def close(self) -> None:
+        if (sandbox := self.__dict__.get("sandbox")) is not None:
+            sandbox.close()
         with self._lock:
             if self._db is not None:
                 self._db.close()

@@ -75,6 +75,35 @@ class IngestSettings(BaseModel):
         default=50 * 1024 * 1024, ge=1,
         description="Files larger than this are refused with a per-file error (split them first).",
     )
+    isolate_parsers: bool = Field(
+        default=True,
+        description="Parse every file in a worker process with parser_memory_bytes and parser_timeout_s "
+                    "(core/sandbox.py), so no file can take the server down. Off: in this process (tests, "
+                    "trusted batch jobs).",
+    )
+    parser_processes: int = Field(default=2, ge=1, le=32, description="Parser worker processes at most at once.")
+    parser_memory_bytes: int = Field(
+        default=1024 * 1024 * 1024, ge=64 * 1024 * 1024,
+        description="Memory a parser worker may take beyond what it holds at start; a file needing more fails alone.",
+    )
+    parser_timeout_s: float = Field(default=120.0, gt=0.0, description="Seconds one file may take to parse.")
+    max_front_matter_bytes: int = Field(
+        default=64 * 1024, ge=1, description="Largest Markdown front matter (YAML) read as metadata.",
+    )
+    max_front_matter_nodes: int = Field(
+        default=10_000, ge=1,
+        description="Most YAML values front matter may hold once its aliases are expanded (an alias bomb of a "
+                    "few hundred bytes expands to billions).",
+    )
+    max_unpacked_bytes: int = Field(
+        default=256 * 1024 * 1024, ge=1,
+        description="Most bytes the entries of a .docx (a zip) may hold uncompressed, checked before any is read.",
+    )
+    max_compression_ratio: float = Field(
+        default=100.0, ge=1.0,
+        description="Most a .docx entry may expand over its compressed size (Word's XML compresses about "
+                    "5-20x; a zip bomb 1000x).",
+    )
 
 
 ExtractionMode = Literal["entities", "syntax"]
@@ -283,7 +312,29 @@ class ApiSettings(BaseModel):
         description="Most filter values one query may carry (document ids + sources + metadata pairs); each is "
                     "a SQL parameter, and thousands cost seconds or exceed the driver's limit.",
     )
-    max_upload_bytes: int = Field(default=50 * 1024 * 1024, ge=1)
+    max_upload_bytes: int = Field(
+        default=50 * 1024 * 1024, ge=1,
+        description="Largest document POST /v1/documents takes (its body may be 1 MiB more, for the form's framing).",
+    )
+    max_request_bytes: int = Field(
+        default=1024 * 1024, ge=1024,
+        description="Largest body of every other route (query, chat, graph): parsed JSON takes about 25x its bytes "
+                    "in memory, so 39 MB chat bodies once took gigabytes. Refused with 413 before it is read whole.",
+    )
+    shutdown_grace_s: float = Field(
+        default=10.0, gt=0.0,
+        description="Seconds `kgrag serve` lets requests in flight finish after SIGTERM (a slow upload, a streamed "
+                    "answer) before it cancels them and exits; unbounded, one slow client kept a stopped server "
+                    "alive.",
+    )
+    max_messages: int = Field(
+        default=256, ge=1, description="Most messages one /v1/chat/completions request may carry (422 above).",
+    )
+    max_chat_chars: int = Field(
+        default=200_000, ge=1,
+        description="Most characters of text all messages of one chat request may carry together (422 above); "
+                    "the question that reaches the retrievers and the answerer is also held to max_question_chars.",
+    )
 
 
 class ArtifactSettings(BaseModel):

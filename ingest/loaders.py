@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+from frontmatter import YAMLHandler
 from kgrag.core.errors import IngestError
+from kgrag.core.settings import IngestSettings
 from kgrag.core.text import ANY_CONTROL, CONTROL, heading_line
 from kgrag.core.types import LoadedDocument, Page
 
@@ -62,7 +65,14 @@ def decode_text(data: bytes, source: str) -> tuple[str, dict[str, str]]:
         return data.decode("utf-8", errors="replace"), {"encoding_note": "not valid UTF-8; decoded with replacement"}
 
 
-def load_file(path: Path, *, max_bytes: int | None = None) -> LoadedDocument:
+def load_file(path: Path, *, max_bytes: int | None = None, limits: IngestSettings | None = None) -> LoadedDocument:
+    """The file read and parsed here, in this process (``Ingestor`` parses in its sandbox instead)."""
+    data, source = read_file(path, max_bytes=max_bytes)
+    return load_bytes(data, source=source, suffix=path.suffix, default_title=path.stem, limits=limits)
+
+
+def read_file(path: Path, *, max_bytes: int | None = None) -> tuple[bytes, str]:
+    """A file's bytes and its source (the resolved path), after the checks that need no parser."""
     suffix = path.suffix.lower()
     mime = SUPPORTED_SUFFIXES.get(suffix)
     if mime is None:
@@ -82,15 +92,17 @@ def load_file(path: Path, *, max_bytes: int | None = None) -> LoadedDocument:
         raise IngestError(f"cannot read {path} ({exc.strerror or exc})", fix="check the path and permissions") from exc
     # The path becomes the source, shown in every listing: its controls are spelled out (still one
     # source per file, the same on every run), never stored raw.
-    return load_bytes(data, source=escape_controls(str(path.resolve())), suffix=suffix, default_title=path.stem)
+    return data, escape_controls(str(path.resolve()))
 
 
 HEADED_TYPES = frozenset({"text/plain", "application/pdf"})
 """Types with no title field of their own whose first line is often their title (a CSV's is its header row)."""
 
 
-def load_bytes(data: bytes, *, source: str, suffix: str, default_title: str) -> LoadedDocument:
-    """``default_title`` (the file stem) is the last resort: a title field, then a heading first line, win."""
+def load_bytes(data: bytes, *, source: str, suffix: str, default_title: str,
+               limits: IngestSettings | None = None) -> LoadedDocument:
+    """``default_title`` (the file stem) is the last resort: a title field, then a heading first line, win.
+    ``limits`` bound what a small file may expand to (front matter, zip entries); the defaults when None."""
     suffix = suffix.lower()
     mime = SUPPORTED_SUFFIXES.get(suffix)
     if mime is None:
@@ -99,7 +111,7 @@ def load_bytes(data: bytes, *, source: str, suffix: str, default_title: str) -> 
     if not data.strip():
         raise IngestError(f"{source} is empty", fix="nothing to ingest; add text to the file")
     loader = _LOADERS[mime]
-    title, pages, meta = loader(data, source)
+    title, pages, meta = loader(data, source, limits or IngestSettings())
     pages = tuple(p for p in (Page(clean_text(pg.text).strip(), pg.number) for pg in pages) if p.text)
     if not pages:
         raise IngestError(f"{source} has no extractable text", fix="check the file has text content")
@@ -125,7 +137,7 @@ def load_text(text: str, *, source: str, title: str, metadata: dict[str, object]
 _Loaded = tuple[str | None, list[Page], dict[str, object]]
 
 
-def _load_text(data: bytes, source: str) -> _Loaded:
+def _load_text(data: bytes, source: str, limits: IngestSettings) -> _Loaded:
     text, meta = decode_text(data, source)
     return None, [Page(text)], dict(meta)
 
@@ -133,7 +145,7 @@ def _load_text(data: bytes, source: str) -> _Loaded:
 _MD_HEADING = re.compile(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
-def _load_markdown(data: bytes, source: str) -> _Loaded:
+def _load_markdown(data: bytes, source: str, limits: IngestSettings) -> _Loaded:
     """YAML front matter (between ``---`` lines) becomes the document's metadata, so `--filter
     ticker=2330` finds it; its ``title`` wins over the first heading."""
     import frontmatter
@@ -141,26 +153,114 @@ def _load_markdown(data: bytes, source: str) -> _Loaded:
 
     text, meta = decode_text(data, source)
     out: dict[str, object] = dict(meta)
+    handler = frontmatter.detect_format(text, frontmatter.handlers)
+    if isinstance(handler, YAMLHandler):
+        handler = _BoundedYAML(source, limits)
     try:
-        post = frontmatter.loads(text)
+        post = frontmatter.loads(text, handler=handler) if handler is not None else None
     except (yaml.YAMLError, ValueError) as exc:  # kept whole as text: a broken header must not lose the file
         out["front_matter_note"] = f"front matter could not be parsed ({type(exc).__name__}); kept as text"
         body, fields = text, {}
     else:
-        body, fields = post.content, _json_safe(post.metadata)
+        body, fields = (post.content, _json_safe(post.metadata, source)) if post is not None else (text, {})
     title = fields.get("title") if isinstance(fields.get("title"), str) else None
     heading = _MD_HEADING.search(body)
     return title or (heading.group(1) if heading else None), [Page(body)], {**fields, **out}
 
 
-def _json_safe(value: dict[str, object]) -> dict[str, object]:
-    """YAML gives dates and other non-JSON values; metadata is jsonb, and filters compare text."""
+class _BoundedYAML(YAMLHandler):  # type: ignore[misc]
+    """python-frontmatter's YAML handler with the front matter's size and alias expansion bounded."""
+
+    def __init__(self, source: str, limits: IngestSettings) -> None:
+        super().__init__()
+        self.source, self.limits = source, limits
+
+    def load(self, fm: str, **kwargs: object) -> object:
+        size = len(fm.encode())
+        if size > self.limits.max_front_matter_bytes:
+            raise IngestError(f"{self.source} has {size} bytes of front matter, over the limit of "
+                              f"{self.limits.max_front_matter_bytes}",
+                              fix="move long values into the text, or raise KGRAG_INGEST__MAX_FRONT_MATTER_BYTES")
+        return bounded_yaml(fm, self.limits.max_front_matter_nodes, self.source)
+
+
+def bounded_yaml(text: str, max_nodes: int, source: str) -> object:
+    """Safe YAML whose aliases may be used, but whose value expanded (each alias counted as the whole value it
+    names) holds at most ``max_nodes`` nodes: "billion laughs" (nine anchors, each listing the previous one
+    nine times) is a few hundred bytes that expand to 9^9 values, gigabytes once turned into JSON metadata.
+    The check walks the composed node graph, in which an alias is one shared node, so it costs what the text
+    does; recursive aliases are refused the same way."""
+    import yaml
+
+    loader = yaml.SafeLoader(text)
+    try:
+        try:
+            node = loader.get_single_node()
+        except RecursionError as exc:
+            raise IngestError(f"{source}'s front matter is nested too deeply to read",
+                              fix="flatten the front matter") from exc
+        if node is None:
+            return None
+        _check_expansion(node, max_nodes, source)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _check_expansion(root: object, max_nodes: int, source: str) -> None:
+    import yaml
+
+    def children(node: object) -> list[object]:
+        if isinstance(node, yaml.MappingNode):
+            return [part for pair in node.value for part in pair]
+        if isinstance(node, yaml.SequenceNode):
+            return list(node.value)
+        return []
+
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()  # the ancestors of the node being walked: meeting one again is a cycle
+    stack: list[tuple[object, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            open_nodes.discard(key)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in children(node))
+            if sizes[key] > max_nodes:
+                raise IngestError(f"{source}'s front matter expands to over {max_nodes} values through its YAML "
+                                  "aliases (an alias bomb?)", fix="write the values out instead of through "
+                                  "aliases, or raise KGRAG_INGEST__MAX_FRONT_MATTER_NODES")
+            continue
+        if key in sizes:
+            continue
+        if key in open_nodes:
+            raise IngestError(f"{source}'s front matter has a YAML alias that contains itself",
+                              fix="remove the recursive alias from the front matter")
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((c, False) for c in children(node) if id(c) not in sizes)
+
+
+def _json_safe(value: dict[str, object], source: str) -> dict[str, object]:
+    """YAML gives dates and other non-JSON values; metadata is jsonb, and filters compare text. YAML's
+    ``.nan`` and ``.inf`` are floats jsonb refuses, as it refuses NUL: named here, as this file's failure, not
+    the database's."""
     import json
 
+    for key, item in value.items():
+        try:
+            text = json.dumps({key: item}, default=str, allow_nan=False)
+        except ValueError as exc:
+            raise IngestError(f"{source}'s front matter value {str(key)[:40]!r} is not a finite number "
+                              "(.nan or .inf), which metadata cannot hold",
+                              fix="quote it to keep it as text (e.g. x: '.nan'), or remove it") from exc
+        if "\\u0000" in text:
+            raise IngestError(f"{source}'s front matter entry {str(key)[:40]!r} holds a NUL character, which "
+                              "metadata cannot hold", fix="remove the NUL (\\0) from the front matter")
     return dict(json.loads(json.dumps(value, default=str)))
 
 
-def _load_html(data: bytes, source: str) -> _Loaded:
+def _load_html(data: bytes, source: str, limits: IngestSettings) -> _Loaded:
     from bs4 import BeautifulSoup
 
     text, meta = decode_text(data, source)
@@ -196,19 +296,22 @@ def _main_content(html: str) -> str | None:
     return text if text and text.strip() else None
 
 
-def _load_docx(data: bytes, source: str) -> _Loaded:
+def _load_docx(data: bytes, source: str, limits: IngestSettings) -> _Loaded:
     """Paragraphs and table rows in document order; the title from the file's properties or a Title paragraph."""
     import io
-    import zipfile
 
     from docx import Document
     from docx.opc.exceptions import PackageNotFoundError
     from docx.table import Table
     from docx.text.paragraph import Paragraph
+    from lxml.etree import XMLSyntaxError
 
     try:
+        check_zip(data, source, limits)
         document = Document(io.BytesIO(data))
-    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as exc:
+    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, XMLSyntaxError) as exc:
+        if isinstance(exc, XMLSyntaxError) and "NO_MEMORY" in str(exc.error_log):
+            raise MemoryError from exc  # libxml2 out of memory: the sandbox names its limit
         raise IngestError(f"{source} is not a readable Word .docx file ({type(exc).__name__})",
                           fix="check the file opens in a word processor; save older .doc files as .docx") from exc
     lines: list[str] = []
@@ -229,7 +332,51 @@ def _load_docx(data: bytes, source: str) -> _Loaded:
     return title, [Page("\n".join(lines))], {}
 
 
-def _load_csv(data: bytes, source: str) -> _Loaded:
+RATIO_FLOOR = 1024 * 1024
+"""Entries smaller than this uncompressed are not held to the ratio: a small repetitive part may compress well."""
+
+
+def check_zip(data: bytes, source: str, limits: IngestSettings) -> None:
+    """Refuse a zip (a .docx) whose entries would expand past the limits, from its directory, before any
+    entry is read; then refuse XML parts that declare a DOCTYPE. Word never writes one (OOXML forbids
+    DTDs), and a DOCTYPE's entities are how a 1 KB part expands to gigabytes of text.
+
+    An entry's declared size bounds what reading it yields (zipfile stops there, then checks the CRC), so a
+    directory that lies gets the file refused, never a bigger read."""
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        entries = archive.infolist()
+        total = sum(e.file_size for e in entries)
+        if total > limits.max_unpacked_bytes:
+            raise IngestError(f"{source} unpacks to {total} bytes, over the limit of {limits.max_unpacked_bytes}",
+                              fix="split the document, or raise KGRAG_INGEST__MAX_UNPACKED_BYTES")
+        for entry in entries:
+            ratio = entry.file_size / max(entry.compress_size, 1)
+            if entry.file_size > RATIO_FLOOR and ratio > limits.max_compression_ratio:
+                raise IngestError(f"{source}'s part {entry.filename[:80]} expands {ratio:.0f}x when unpacked, over "
+                                  f"the limit of {limits.max_compression_ratio:g}x (a zip bomb?)",
+                                  fix="check the file; if it is genuine, raise KGRAG_INGEST__MAX_COMPRESSION_RATIO")
+        for entry in entries:
+            if entry.filename.endswith((".xml", ".rels")) and _declares_doctype(archive, entry):
+                raise IngestError(f"{source}'s part {entry.filename[:80]} declares a DOCTYPE (entity declarations), "
+                                  "which Word never writes", fix="re-save the document from a word processor")
+
+
+def _declares_doctype(archive: zipfile.ZipFile, entry: zipfile.ZipInfo) -> bool:
+    """Scanned in 1 MiB steps: the XML is never held whole here."""
+    tail = b""
+    with archive.open(entry) as part:
+        while block := part.read(1024 * 1024):
+            window = tail + block
+            if b"<!DOCTYPE" in window or b"<!ENTITY" in window:
+                return True
+            tail = window[-16:]
+    return False
+
+
+def _load_csv(data: bytes, source: str, limits: IngestSettings) -> _Loaded:
     """Each row as one line of ``column: value`` pairs, so a row reads as a statement a chunk can carry."""
     import csv
     import io
@@ -255,7 +402,7 @@ def _load_csv(data: bytes, source: str) -> _Loaded:
     return None, [Page("\n".join(lines))], {**meta, "csv_rows": len(rows) - 1, "csv_columns": header}
 
 
-def _load_pdf(data: bytes, source: str) -> _Loaded:
+def _load_pdf(data: bytes, source: str, limits: IngestSettings) -> _Loaded:
     import io
 
     from pypdf import PdfReader
@@ -278,7 +425,7 @@ def _load_pdf(data: bytes, source: str) -> _Loaded:
     return title, pages, {"page_count": len(pages)}
 
 
-_LOADERS: dict[str, Callable[[bytes, str], _Loaded]] = {
+_LOADERS: dict[str, Callable[[bytes, str, IngestSettings], _Loaded]] = {
     "application/pdf": _load_pdf,
     "text/markdown": _load_markdown,
     "text/plain": _load_text,

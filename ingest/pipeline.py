@@ -24,11 +24,12 @@ from kgrag.core.errors import ConfigError, DatabaseUnavailableError, IngestError
 from kgrag.core.executor import RayWorker, in_order, ray_session, start_actors, stop_actors
 from kgrag.core.models import Embedder, load_embedder
 from kgrag.core.runtime import Runtime
+from kgrag.core.sandbox import Sandbox
 from kgrag.core.settings import ChunkingSettings, EmbeddingSettings, ExecutorSettings, IngestSettings
 from kgrag.core.store import Store, WriteResult
 from kgrag.core.types import ChunkDraft, LoadedDocument
 from kgrag.ingest.chunking import Chunker
-from kgrag.ingest.loaders import SUPPORTED_SUFFIXES, discover, load_file
+from kgrag.ingest.loaders import SUPPORTED_SUFFIXES, discover, load_bytes, read_file
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -83,9 +84,10 @@ class Ingestor:
     def __init__(
         self, store: Store, embedder: Embedder, chunking: ChunkingSettings, embedding: EmbeddingSettings,
         limits: IngestSettings | None = None, *, allow_duplicates: bool = False,
-        executor: ExecutorSettings | None = None,
+        executor: ExecutorSettings | None = None, sandbox: Sandbox | None = None,
     ) -> None:
         """``allow_duplicates``: store a document even when another source holds the same bytes.
+        ``sandbox``: where files are parsed (None: in this process; the server and the CLI pass the runtime's).
         ``executor``: kind ``ray`` embeds on Ray actors that load ``embedding.model`` themselves, so
         it must name the model of ``embedder`` (which still counts tokens for chunking here)."""
         # Room for [CLS] and [SEP]: a chunk at `size` tokens must still fit the model window whole.
@@ -98,7 +100,9 @@ class Ingestor:
         self.store = store
         self.allow_duplicates = allow_duplicates
         self.embedder = embedder
-        self.max_file_bytes = (limits or IngestSettings()).max_file_bytes
+        self.limits = limits or IngestSettings()
+        self.max_file_bytes = self.limits.max_file_bytes
+        self.sandbox = sandbox
         self.ingest_key = ingest_key(embedder.name, chunking)
         self.batch_size = embedding.batch_size
         self.embedding = embedding
@@ -114,7 +118,22 @@ class Ingestor:
         """``executor`` overrides the settings' (the CLI's --executor)."""
         s = rt.settings
         return cls(rt.store, rt.checked_embedder(), s.chunking, s.embedding, s.ingest,
-                   allow_duplicates=allow_duplicates, executor=executor or s.executor)
+                   allow_duplicates=allow_duplicates, executor=executor or s.executor, sandbox=rt.sandbox)
+
+    def parse(self, data: bytes, *, source: str, suffix: str, default_title: str) -> LoadedDocument:
+        """A file's bytes as a document, parsed in the sandbox when there is one. Every failure is an
+        IngestError for this file alone: a parser's own exception (lxml's XMLSyntaxError, a bug) included."""
+        try:
+            if self.sandbox is None:
+                return load_bytes(data, source=source, suffix=suffix, default_title=default_title, limits=self.limits)
+            return self.sandbox.run(load_bytes, data, source=source, suffix=suffix, default_title=default_title,
+                                    limits=self.limits, label=source)
+        except KgragError:
+            raise
+        except Exception as exc:
+            log.exception("parsing %s failed", source)
+            raise IngestError(f"{source} could not be parsed ({type(exc).__name__})",
+                              fix="check the file opens in its usual program; re-save or convert it") from exc
 
     def ingest_paths(self, paths: Sequence[Path], *, on_file: Progress | None = None,
                      on_total: Callable[[int], None] | None = None, follow_outside_links: bool = False
@@ -128,8 +147,9 @@ class Ingestor:
             for path in files:
                 t0 = time.perf_counter()
                 try:
-                    yield load_file(path, max_bytes=self.max_file_bytes)
-                except IngestError as exc:
+                    data, source = read_file(path, max_bytes=self.max_file_bytes)
+                    yield self.parse(data, source=source, suffix=path.suffix, default_title=path.stem)
+                except KgragError as exc:
                     yield (str(path.resolve()), str(exc))
                 finally:
                     report.stage_seconds["parse"] += time.perf_counter() - t0
@@ -173,6 +193,8 @@ class Ingestor:
             to_write: list[LoadedDocument] = []
             failed_before = len(report.failed)
             for item in group:
+                if not isinstance(item, tuple) and (why := unstorable(item)) is not None:
+                    item = (item.source, why)
                 if isinstance(item, tuple):
                     report.failed.append(item)
                 elif item.source in unchanged:
@@ -281,6 +303,18 @@ class RayEmbedder(RayWorker):
 
     def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
         return self._embedder.encode(texts, batch_size=batch_size)
+
+
+def unstorable(doc: LoadedDocument) -> str | None:
+    """Why the document's metadata cannot be stored as jsonb (NaN, Infinity, NUL), or None. Checked per
+    document before the batch's one pending-row statement, which one such value failed whole."""
+    try:
+        text = json.dumps(doc.metadata, default=str, allow_nan=False)
+    except ValueError:
+        return f"{doc.source}: its metadata holds NaN or Infinity, which cannot be stored: quote the value"
+    if "\\u0000" in text:
+        return f"{doc.source}: its metadata holds a NUL character, which cannot be stored: remove it"
+    return None
 
 
 def _texts(batch: Batch) -> list[str]:

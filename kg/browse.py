@@ -142,12 +142,25 @@ def search(graph: LoadedGraph, query: str, limit: int = 20) -> list[EntityView]:
 
 
 def resolve(graph: LoadedGraph, entity: str) -> int:
-    """An entity's index from its key, its name or an alias; a NotFoundError that suggests close names."""
-    twin_of = _derived(graph).twin_of
-    for candidate in (entity, entity_key(canonical_name(entity))):
-        node = graph.node_of(candidate)
-        if node is not None:
-            return twin_of.get(node, node)
+    """An entity's index from its key, its name or an alias; a NotFoundError that suggests close names.
+
+    The name as the views show it is matched before its canonical key: a title such as "The The" or
+    "x (y) (z)" canonicalises to another name's key ("the") or to none, and search listed the very
+    name that opening it then refused."""
+    d = _derived(graph)
+    twin_of = d.twin_of
+    node = graph.node_of(entity)
+    if node is not None:
+        return twin_of.get(node, node)
+    wanted = " ".join(entity.split()).lower()
+    named = [i for i, name in enumerate(d.lowered) if name == wanted]
+    if named:
+        best = max(named, key=lambda i: (i in twin_of.values() or graph.keys[i].startswith(DOCUMENT_PREFIX),
+                                         d.usefulness[i]))
+        return twin_of.get(best, best)
+    node = graph.node_of(entity_key(canonical_name(entity)))
+    if node is not None:
+        return twin_of.get(node, node)
     owners = graph.aliased(entity_key(canonical_name(entity)))
     if owners:
         best = max(owners, key=lambda i: _derived(graph).usefulness[i])

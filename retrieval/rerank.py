@@ -9,13 +9,17 @@ remembered, so a process without the model does not retry on every request.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from kgrag.core.settings import RerankSettings
 from kgrag.retrieval.base import StageStatus
+
+log = logging.getLogger(__name__)
 
 
 class RerankerUnavailable(Exception):
@@ -28,7 +32,22 @@ class RerankOutcome:
     status: StageStatus
 
 
+def is_local_folder(model: str) -> bool:
+    """A model setting that names a folder on this machine rather than a hub repository ("org/name")."""
+    return model.startswith(("/", ".", "~")) or Path(model).expanduser().exists()
+
+
 def unavailable_reason(model: str, exc: BaseException) -> str:
+    """The reason shown in ``stages.rerank`` (to API clients too), so never a local path or the loader's raw
+    text, which quotes paths and internals; both go to the server log. The fix fits what the setting names:
+    a hub model needs its weights downloaded once, a local folder needs to hold a whole cross-encoder."""
+    if is_local_folder(model):
+        missing = not Path(model).expanduser().exists()
+        problem = "does not exist" if missing else f"does not hold a loadable cross-encoder ({type(exc).__name__})"
+        return (f"the reranker's local model folder (KGRAG_RERANK__MODEL) {problem}: point KGRAG_RERANK__MODEL at "
+                "a folder saved by CrossEncoder.save_pretrained (config.json, the weights and the tokenizer "
+                "files), or at a hub name such as cross-encoder/ms-marco-MiniLM-L6-v2; the server log names "
+                "the folder and the error")
     detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return (f"reranker model {model} could not be loaded ({type(exc).__name__}: {detail[:200]}): "
             f"to get its weights, run once while online with HF_HUB_OFFLINE=0: python -c \"from "
@@ -66,6 +85,8 @@ class Reranker:
                     model.eval()
                     self._model = model
                 except Exception as exc:  # offline, no cache, not a cross-encoder, corrupt weights
+                    log.warning("reranker model %s could not be loaded: %s: %s", self.settings.model,
+                                type(exc).__name__, exc)
                     self._error = unavailable_reason(self.settings.model, exc)
             if self._error is not None:
                 raise RerankerUnavailable(self._error)
@@ -83,7 +104,8 @@ class Reranker:
             with self._predict_lock:
                 raw = model.predict([(query, p) for p in passages], batch_size=self.settings.batch_size,
                                     show_progress_bar=False, convert_to_numpy=True)
-        except Exception as exc:
-            return RerankOutcome((), StageStatus("failed", f"reranker {self.model_name} failed: "
-                                                           f"{type(exc).__name__}: {exc}"))
+        except Exception as exc:  # the text may quote paths and inputs: the log has it, the client the kind
+            log.exception("reranker %s failed", self.model_name)
+            return RerankOutcome((), StageStatus("failed", f"the reranker failed ({type(exc).__name__}; "
+                                                           "the server log has the details)"))
         return RerankOutcome(tuple(float(s) for s in raw.reshape(len(passages), -1)[:, 0]), StageStatus.ran())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator
 
@@ -94,3 +95,50 @@ def test_same_auth_and_clear_errors(server: str) -> None:
         _client(server).chat.completions.create(model="kgrag", messages=[{"role": "system", "content": "x"}])
     problem = err.value.response.json()
     assert "no user message" in problem["detail"] and '"role": "user"' in problem["fix"]
+
+
+def _problem(r: httpx.Response, status: int) -> dict[str, object]:
+    assert r.status_code == status, r.text[:500]
+    assert r.headers["content-type"] == "application/problem+json"
+    return dict(r.json())
+
+
+def test_oversized_bodies_are_refused_on_every_json_route(server: str) -> None:
+    """Eight 39 MB chat bodies took the server from 855 MB to 7.8 GB: only the document upload may be large.
+    Refused from Content-Length, and from the bytes counted when a chunked body declares none."""
+    auth = {"Authorization": f"Bearer {KEY}", "content-type": "application/json"}
+    limit = ApiSettings().max_request_bytes
+    chat = json.dumps({"messages": [{"role": "user", "content": "x" * 60_000}] * 40}).encode()  # 2.4 MB
+    assert len(chat) > 2 * limit
+    for path in ("/v1/chat/completions", "/v1/query", "/v1/query/stream", "/v1/graph/build"):
+        body = _problem(httpx.post(f"{server}{path}", headers=auth, content=chat, timeout=60), 413)
+        assert body["type"] == "urn:kgrag:problem:request-too-large" and f"limit of {limit}" in str(body["detail"])
+        assert "KGRAG_API__MAX_REQUEST_BYTES" in str(body["fix"]) and body["setting"] == "KGRAG_API__MAX_REQUEST_BYTES"
+
+    def chunked() -> Iterator[bytes]:
+        for i in range(0, len(chat), 65536):
+            yield chat[i : i + 65536]
+
+    body = _problem(httpx.post(f"{server}/v1/chat/completions", headers=auth, content=chunked(), timeout=60), 413)
+    assert "KGRAG_API__MAX_REQUEST_BYTES" in str(body["fix"])
+    # A document upload keeps its own, larger limit: this body is read whole and judged on its content.
+    doc = httpx.post(f"{server}/v1/documents", headers=auth, timeout=60, content=chat)
+    assert _problem(doc, 422)["type"] == "urn:kgrag:problem:validation"
+    assert _client(server).chat.completions.create(
+        model="kgrag", messages=[{"role": "user", "content": QUESTION}]).choices[0].message.content
+
+
+def test_message_count_and_total_text_are_limited(server: str) -> None:
+    api = ApiSettings()
+    many = [{"role": "user", "content": "hi"}] * (api.max_messages + 1) + [{"role": "user", "content": QUESTION}]
+    with pytest.raises(openai.UnprocessableEntityError) as err:
+        _client(server).chat.completions.create(model="kgrag", messages=many)  # type: ignore[arg-type]
+    problem = err.value.response.json()
+    assert f"{api.max_messages + 2} messages, over the limit of {api.max_messages}" in problem["detail"]
+    assert "KGRAG_API__MAX_MESSAGES" in problem["fix"]
+    long = [{"role": "assistant", "content": "y" * 90_000}] * 3 + [{"role": "user", "content": QUESTION}]
+    with pytest.raises(openai.UnprocessableEntityError) as err:
+        _client(server).chat.completions.create(model="kgrag", messages=long)  # type: ignore[arg-type]
+    problem = err.value.response.json()
+    assert f"over the limit of {api.max_chat_chars}" in problem["detail"] and "KGRAG_API__MAX_CHAT_CHARS" in \
+        problem["fix"]

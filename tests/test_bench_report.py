@@ -53,3 +53,12 @@ def test_the_capacity_model_in_docs_is_rendered_from_its_committed_measurement()
         "python bench/capacity.py --render bench/CAPACITY.json --update docs/scaling.md"
     for home in saved["measured"]:  # every stored thing measured, on a home with a published graph
         assert home["graph_corpus_version"] > 0 and all(v > 0 for v in home["bytes"].values()), home["home"]
+
+
+def test_the_parser_overhead_report_is_rendered_from_its_json() -> None:
+    """docs/deploy.md cites bench/PARSER.md for the sandbox's cost per document: it must be the JSON's."""
+    parser = _bench("parser_overhead")
+    report = json.loads((REPO_ROOT / "bench" / "PARSER.json").read_text())
+    assert (REPO_ROOT / "bench" / "PARSER.md").read_text() == parser.render(report), \
+        "bench/PARSER.md was edited or is stale: python bench/parser_overhead.py --render"
+    assert {r["file"].rsplit(".", 1)[-1] for r in report["documents"]} >= {"md", "txt", "html", "docx", "pdf"}

@@ -95,3 +95,23 @@ def test_killed_embedded_database_gives_fast_503s_then_recovers(embedded_client:
     assert again.status_code == 200, again.text
     assert again.json()["hits"]
 
+
+
+def test_exhausted_pool_is_reported_busy_not_unavailable(make_settings: Callable[..., Settings],
+                                                        embedder: Embedder, fresh_database_url: str) -> None:
+    """2 of 200 concurrent listings got "the database is unavailable" with a fix about restarting the
+    database, while Postgres was healthy: every connection was simply in use."""
+    settings = api_settings(make_settings, database=DatabaseSettings(
+        url=fresh_database_url, pool_min_size=2, pool_max_size=2, acquire_timeout=0.3))
+    with client_for(settings, embedder) as client:
+        db = client.app.state.resources.runtime.db
+        with db.connection(), db.connection():  # every pooled connection held, the server healthy
+            r = client.get("/v1/documents")
+        assert r.status_code == 503, r.text
+        body = r.json()
+        assert body["type"] == "urn:kgrag:problem:database-busy", body
+        assert "busy" in body["detail"] and "unavailable" not in body["detail"]
+        assert body["fix"].startswith("retry") and "KGRAG_DATABASE__POOL_MAX_SIZE" in body["fix"]
+        assert "restart" not in body["fix"]
+        assert db.available  # not marked down: the next request is served at once
+        assert client.get("/v1/documents").status_code == 200

@@ -88,9 +88,27 @@ def test_unavailable_model_skips_the_stage_and_says_why(corpus_rt: Runtime) -> N
 def test_failed_load_is_remembered_not_retried(tmp_path: Path) -> None:
     reranker = Reranker(RerankSettings(model=str(tmp_path / "no-such-model")))
     first = reranker.score("q", ["p"])
-    assert first.status.state == "skipped" and str(tmp_path / "no-such-model") in first.status.reason
+    assert first.status.state == "skipped" and "local model folder (KGRAG_RERANK__MODEL) does not exist" \
+        in first.status.reason
+    assert str(tmp_path) not in first.status.reason
     assert reranker._error is not None  # cached: the next request does not pay for another attempt
     assert reranker.score("q", ["p"]).status == first.status
+
+
+def test_broken_local_folder_reason_names_no_path_and_fits_a_folder(tmp_path: Path) -> None:
+    """stages.rerank.reason reaches API clients: it carried the folder's path and the loader's raw text, with a
+    fix ("run once while online") that cannot help a local folder."""
+    folder = tmp_path / "secret-team-share" / "reranker"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text('{"model_type": "bert", "architectures": [')  # truncated copy
+    (folder / "model.safetensors").write_bytes(b"\x00" * 64)
+    status = Reranker(RerankSettings(model=str(folder))).score("q", ["p"]).status
+    assert status.state == "skipped"
+    assert "secret-team-share" not in status.reason and str(tmp_path) not in status.reason
+    assert "Expecting" not in status.reason and "line 1" not in status.reason  # no raw JSON decoder text
+    assert "does not hold a loadable cross-encoder" in status.reason
+    assert "KGRAG_RERANK__MODEL" in status.reason and "save_pretrained" in status.reason
+    assert "online" not in status.reason
 
 
 def test_tiny_cross_encoder_loads_through_the_real_loader(tmp_path: Path) -> None:

@@ -58,4 +58,5 @@ def serve(
         err_console.print("[yellow]note:[/] no API keys configured; every request is allowed")
     err_console.print(f"web UI at http://{api.host}:{api.port}/ · API docs at http://{api.host}:{api.port}/docs")
     settings = settings.model_copy(update={"api": api})
-    uvicorn.run(create_app(settings), host=api.host, port=api.port, log_level=log_level, access_log=True)
+    uvicorn.run(create_app(settings), host=api.host, port=api.port, log_level=log_level, access_log=True,
+                timeout_graceful_shutdown=api.shutdown_grace_s)

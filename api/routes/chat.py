@@ -23,6 +23,7 @@ from kgrag.api.problems import problem, problem_for
 from kgrag.api.routes.query import _retrieve
 from kgrag.api.schemas import CitationOut, QueryRequest
 from kgrag.core.errors import InvalidInputError, KgragError
+from kgrag.core.settings import ApiSettings
 from kgrag.retrieval.answer import Answer, Citation
 from kgrag.retrieval.answer.grounded import answer_stream, grounded_answer
 from pydantic import BaseModel, ConfigDict, Field
@@ -92,6 +93,20 @@ class ModelList(BaseModel):
     data: list[ModelOut]
 
 
+def check_chat_limits(body: ChatRequest, api: ApiSettings) -> None:
+    """Only the last user message is asked, but every message is parsed and held while the request runs:
+    the count and the total text are bounded before anything reaches the retrievers or the answerer."""
+    if len(body.messages) > api.max_messages:
+        raise InvalidInputError(f"the conversation has {len(body.messages)} messages, over the limit of "
+                                f"{api.max_messages}", fix="send only the recent turns (kgrag answers the last user "
+                                "message), or raise KGRAG_API__MAX_MESSAGES")
+    total = sum(len(m.text()) for m in body.messages)
+    if total > api.max_chat_chars:
+        raise InvalidInputError(f"the messages hold {total} characters of text, over the limit of "
+                                f"{api.max_chat_chars}", fix="send only the recent turns, or raise "
+                                "KGRAG_API__MAX_CHAT_CHARS")
+
+
 def question_of(body: ChatRequest) -> str:
     for message in reversed(body.messages):
         if message.role == "user" and message.text().strip():
@@ -130,6 +145,7 @@ def _chunk(cid: str, created: int, model: str, delta: dict[str, Any], finish: st
                                              "`data: [DONE]`."}})
 def chat_completions(body: ChatRequest, res: ResourcesDep) -> ChatCompletion | StreamingResponse:
     """Answer the last user message from the documents, with citations [n]; OpenAI's wire format."""
+    check_chat_limits(body, res.settings.api)
     result, decision = _retrieve(QueryRequest(question=question_of(body)), res)
     cid = f"chatcmpl-{uuid.uuid4().hex}"
     created = int(time.time())

@@ -22,7 +22,7 @@ from kgrag.api.schemas import DocumentList, DocumentOut, IngestOut, TextDocument
 from kgrag.core.errors import DuplicateDocumentError, IngestError, InvalidInputError
 from kgrag.core.text import control_char, invisible_char
 from kgrag.core.types import DocumentStatus, LoadedDocument
-from kgrag.ingest.loaders import SUPPORTED_SUFFIXES, clean_title, content_hash, load_bytes, load_text
+from kgrag.ingest.loaders import SUPPORTED_SUFFIXES, clean_title, content_hash, load_text
 from kgrag.retrieval.maintenance import delete_document_everywhere
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile
@@ -46,7 +46,8 @@ _UPLOAD_BODY = {
 
 def _too_large(size: int, limit: int) -> RequestTooLargeError:
     return RequestTooLargeError(f"the document is {size} bytes, over the limit of {limit}",
-                                fix="split it, or raise KGRAG_API__MAX_UPLOAD_BYTES")
+                                fix="split it, or raise KGRAG_API__MAX_UPLOAD_BYTES",
+                                details={"limit": limit, "setting": "KGRAG_API__MAX_UPLOAD_BYTES"})
 
 
 MAX_NAME_CHARS = 255
@@ -128,7 +129,7 @@ def _metadata(raw: Any) -> dict[str, Any]:
     return check_metadata(value)
 
 
-async def _from_multipart(request: Request, limit: int) -> LoadedDocument:
+async def _from_multipart(request: Request, limit: int, res: Resources) -> LoadedDocument:
     form = await request.form(max_files=1, max_fields=8)
     upload = form.get("file")
     if not isinstance(upload, UploadFile) or not upload.filename:
@@ -147,7 +148,8 @@ async def _from_multipart(request: Request, limit: int) -> LoadedDocument:
                                 fix="send a shorter source (it is the document's identity, not its content)")
     meta = _metadata(form.get("metadata"))
     title = _title(str(form.get("title") or ""))
-    doc = await run_in_threadpool(load_bytes, data, source=source, suffix=suffix, default_title=PurePath(name).stem)
+    doc = await run_in_threadpool(res.ingestor.parse, data, source=source, suffix=suffix,
+                                  default_title=PurePath(name).stem)
     return replace(doc, title=title[:500] or doc.title, metadata={**doc.metadata, **meta})
 
 
@@ -196,7 +198,7 @@ async def upload_document(
     limit = res.settings.api.max_upload_bytes
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type == "multipart/form-data":
-        doc = await _from_multipart(request, limit)
+        doc = await _from_multipart(request, limit, res)
     elif content_type == "application/json":
         doc = await _from_json(request, limit)
     else:
