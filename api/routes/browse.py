@@ -15,6 +15,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, FastAPI, Query, Request
 from kgrag.api.deps import Authorized, Resources, ResourcesDep
+from kgrag.api.openapi import COMMON, errors
 from kgrag.api.schemas import EdgeOut, EntityList, EntityOut, EvidenceOut, GraphViewOut
 from kgrag.core.errors import GraphMissingError
 from kgrag.kg import browse
@@ -23,7 +24,7 @@ from kgrag.kg.serving import LoadedGraph
 
 log = logging.getLogger("kgrag.api")
 
-router = APIRouter(prefix="/v1/graph", tags=["graph"], dependencies=[Authorized])
+router = APIRouter(prefix="/v1/graph", tags=["graph"], dependencies=[Authorized], responses=errors(*COMMON, 409))
 
 
 def _holder(app: FastAPI, res: Resources) -> GraphHolder:
@@ -121,7 +122,7 @@ def search_entities(request: Request, res: ResourcesDep,
     return EntityList(entities=[entity_out(e) for e in browse.search(graph, q, limit, _live(graph, res))])
 
 
-@router.get("/neighbourhood", response_model=GraphViewOut)
+@router.get("/neighbourhood", response_model=GraphViewOut, responses=errors(404))
 def entity_neighbourhood(request: Request, res: ResourcesDep,
                          entity: Annotated[str, Query(min_length=1, max_length=500,
                                                       description="An entity key, name or alias.")],
