@@ -185,7 +185,7 @@ def test_a_reader_sees_the_old_or_the_new_version_of_a_replaced_document_never_n
         threads = [threading.Thread(target=writer)] + [threading.Thread(target=reader, args=(i,)) for i in range(6)]
         for t in threads:
             t.start()
-        time.sleep(15)
+        time.sleep(10)
         stop.set()
         for t in threads:
             t.join(timeout=60)
