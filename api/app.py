@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.concurrency import run_in_threadpool
 from fastapi.middleware.cors import CORSMiddleware
-from kgrag.api import problems
+from kgrag.api import openapi, problems
 from kgrag.api.deps import Resources
 from kgrag.api.jobs import JobRunner
 from kgrag.api.problems import RequestTooLargeError, problem, problem_response
@@ -152,6 +152,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     )
     app.state.settings = settings
     problems.install(app)
+    openapi.install(app, settings)
     for module in (routes_health, routes_query, routes_chat, routes_documents, routes_graph, routes_browse):
         app.include_router(module.router)
     routes_ui.install(app)

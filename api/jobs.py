@@ -11,6 +11,12 @@ Why not a job library such as procrastinate: kgrag has one job kind whose mutual
 already a Postgres advisory lock, and what it needs from a queue is a row per job that any replica
 can read, a result, and a dead-runner rule. procrastinate stores no results, brings its own schema
 outside these migrations and an asyncio worker loop; a table and a heartbeat are the smaller part.
+
+A job records its owner (``Owner``: host, boot id and pid namespace, pid, process start time), so a
+replica on the same machine, such as the one restarted after a kill -9, can tell at once that the
+owner is gone and mark its jobs lost (at startup, and whenever it reads or submits a job) instead of
+waiting ``job_stale_after`` seconds for the heartbeat to go quiet. An owner on another machine, or in
+another pid namespace (another container), cannot be checked from here: the heartbeat rule covers it.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Literal
 
 import psycopg
@@ -40,6 +47,61 @@ JobState = Literal["queued", "running", "succeeded", "failed"]
 _KEEP_DAYS = 30
 _JOB_ID = re.compile(r"[0-9a-z]{1,64}")
 HEARTBEAT_S = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """The process that runs a job, as recorded in ``kgrag_jobs.owner``."""
+
+    host: str
+    machine: str
+    """Boot id and pid namespace: pids are only comparable between processes that share both ("" when
+    unknown, e.g. not Linux: such an owner is never judged dead from here)."""
+    pid: int
+    started: str
+    """The process's start time in clock ticks since boot: a pid reused by a later process differs."""
+
+    def __str__(self) -> str:
+        return f"{self.host}|{self.machine}|{self.pid}|{self.started}"
+
+    @classmethod
+    def parse(cls, text: str) -> Owner | None:
+        """None for anything else (an owner recorded by an older kgrag as host:pid:nonce)."""
+        parts = text.split("|")
+        if len(parts) != 4 or not parts[2].isdigit():
+            return None
+        return cls(parts[0], parts[1], int(parts[2]), parts[3])
+
+    @classmethod
+    def this_process(cls) -> Owner:
+        pid = os.getpid()
+        return cls(socket.gethostname(), _machine(), pid, _process_start(pid) or "")
+
+    def is_gone(self, observer: Owner) -> bool:
+        """True only when ``observer`` shares this owner's machine and pid namespace and the process has
+        exited (or its pid now belongs to a later process)."""
+        if not self.machine or (self.host, self.machine) != (observer.host, observer.machine):
+            return False
+        return _process_start(self.pid) != self.started
+
+
+def _machine() -> str:
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        namespace = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return ""
+    return f"{boot}/{namespace}"
+
+
+def _process_start(pid: int) -> str | None:
+    """Field 22 of /proc/PID/stat (after the parenthesised command name, which may hold spaces)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[-1].split()
+    return fields[19] if len(fields) > 19 else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,13 +136,18 @@ class JobRunner:
     def __init__(self, db: Database, *, stale_after: float = 60.0) -> None:
         self.db = db
         self.stale_after = stale_after
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self.identity = Owner.this_process()
+        self.owner = str(self.identity)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgrag-job")
         self._running: set[str] = set()
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._heart = threading.Thread(target=self._beat, name="kgrag-job-heartbeat", daemon=True)
         self._heart.start()
+        try:  # a restart after a kill -9: the jobs the previous process on this machine left are lost now
+            self._expire_dead()
+        except KgragError as exc:
+            log.warning("could not check for jobs lost by a previous process: %s", exc)
 
     def submit(self, kind: str, work: Callable[[], dict[str, Any]]) -> Job:
         """Queue ``work``; a second job of the same kind while one is active anywhere is refused (409)."""
@@ -175,12 +242,21 @@ class JobRunner:
                 log.warning("job heartbeat failed: %s", exc)
 
     def _expire_dead(self) -> None:
-        """Jobs whose replica stopped beating: failed, with why (so their kind can run again)."""
-        error = problem(500, "the replica running this job stopped before it finished",
-                        fix="start the build again (POST /v1/graph/build); the batches it committed are kept",
-                        kind="job-lost")
+        """Jobs whose replica is gone: failed, with why (so their kind can run again). Gone means its
+        process has exited, where this process can see that (same machine), else silent for
+        ``stale_after`` seconds."""
+        fix = "start the build again (POST /v1/graph/build); the batches it committed are kept"
+        error = problem(500, "the replica running this job stopped before it finished", fix=fix, kind="job-lost")
         with self.db.transaction() as conn:
             conn.execute(
                 "UPDATE kgrag_jobs SET state = 'failed', finished_at = now(), error = %s"
                 " WHERE state IN ('queued', 'running') AND heartbeat_at < now() - make_interval(secs => %s)",
                 (Jsonb(error), self.stale_after))
+            active = conn.execute("SELECT id, owner FROM kgrag_jobs WHERE state IN ('queued', 'running')").fetchall()
+            for job_id, text in active:
+                owner = Owner.parse(text)
+                if owner is not None and owner.is_gone(self.identity):
+                    exited = problem(500, f"the replica running this job (process {owner.pid} on {owner.host}) "
+                                     "exited before it finished", fix=fix, kind="job-lost")
+                    conn.execute("UPDATE kgrag_jobs SET state = 'failed', finished_at = now(), error = %s"
+                                 " WHERE id = %s AND state IN ('queued', 'running')", (Jsonb(exited), job_id))

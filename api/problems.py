@@ -39,6 +39,10 @@ _TITLES = {
 }
 
 
+def title(status: int) -> str:
+    return _TITLES.get(status, "Error")
+
+
 def _slug(name: str) -> str:
     name = name.removesuffix("Error") or name
     return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
@@ -47,7 +51,7 @@ def _slug(name: str) -> str:
 def problem(status: int, detail: str, *, fix: str | None, kind: str, instance: str | None = None,
             **extra: Any) -> dict[str, Any]:
     body: dict[str, Any] = {
-        "type": TYPE_PREFIX + kind, "title": _TITLES.get(status, "Error"), "status": status,
+        "type": TYPE_PREFIX + kind, "title": title(status), "status": status,
         "detail": detail, "fix": fix or "",
     }
     if instance:
@@ -83,12 +87,26 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
                                     errors=errors))
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """The methods the OpenAPI schema lists for this path. Starlette's 405 names only the route that
+    matched first (one route per method here), so its Allow header would leave the others out."""
+    for template, operations in request.app.openapi().get("paths", {}).items():
+        pattern = "".join("[^/]+" if part.startswith("{") else re.escape(part)
+                          for part in re.split(r"(\{[^}]+\})", template))
+        if re.fullmatch(pattern, request.url.path):
+            return sorted(method.upper() for method in operations)
+    return []
+
+
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     fixes = {404: "check the path; the API is described at /docs", 405: "check the HTTP method at /docs"}
     detail = exc.detail if isinstance(exc.detail, str) else _TITLES.get(exc.status_code, "error")
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405 and (allowed := allowed_methods(request)):
+        headers["Allow"] = ", ".join(allowed)
     return problem_response(problem(exc.status_code, detail, fix=fixes.get(exc.status_code, ""), kind="http",
-                                    instance=request.url.path), dict(exc.headers or {}))
+                                    instance=request.url.path), headers)
 
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

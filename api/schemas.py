@@ -6,20 +6,26 @@ types never need to know about JSON.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from kgrag.core.types import DocumentRecord, Filters
 from kgrag.retrieval.answer import Answer, Citation
 from kgrag.retrieval.base import StageStatus
 from kgrag.retrieval.gate import GateDecision
 from kgrag.retrieval.results import PassageHit
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints, field_validator
 
 Signal = Literal["dense", "bm25", "graph"]
 
 
+DocumentId = Annotated[int, Strict()] | Annotated[str, StringConstraints(pattern=r"^[0-9]{1,18}$")]
+"""An id as a number or as its digits (clients that keep ids as strings); never a boolean or a float."""
+
+
 class FiltersIn(BaseModel):
-    document_ids: list[int] = Field(default_factory=list)
+    model_config = ConfigDict(strict=True)  # JSON's types as the schema states them: `0` is not `false`
+
+    document_ids: list[DocumentId] = Field(default_factory=list, description="Numbers, or strings of digits.")
     sources: list[str] = Field(default_factory=list)
     metadata: dict[str, str] = Field(default_factory=dict, description="Exact matches on document metadata.")
 
@@ -39,10 +45,13 @@ class FiltersIn(BaseModel):
         return v
 
     def to_core(self) -> Filters:
-        return Filters(tuple(self.document_ids), tuple(self.sources), tuple(sorted(self.metadata.items())))
+        return Filters(tuple(int(d) for d in self.document_ids), tuple(self.sources),
+                       tuple(sorted(self.metadata.items())))
 
 
 class QueryRequest(BaseModel):
+    model_config = ConfigDict(strict=True)  # JSON's types as the schema states them: `0` is not `false`
+
     question: str = Field(min_length=1, description="Limited to api.max_question_chars characters.")
     top_k: int | None = Field(default=None, ge=1, description="Passages returned (default retrieval.top_k).")
     signals: list[Signal] | None = Field(default=None, description="Default: retrieval.signals.")
@@ -159,6 +168,8 @@ class QueryResponse(RetrievalOut):
 
 
 class TextDocumentIn(BaseModel):
+    model_config = ConfigDict(strict=True)  # JSON's types as the schema states them: `0` is not `false`
+
     text: str = Field(min_length=1)
     title: str = Field(default="", max_length=500)
     source: str | None = Field(default=None, max_length=2000,

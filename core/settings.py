@@ -359,7 +359,8 @@ class ArtifactSettings(BaseModel):
     job_stale_after: float = Field(
         default=60.0, gt=0.0,
         description="A running job whose replica has not reported for this long is marked failed (its "
-                    "process died); committed work is kept and a new build can start.",
+                    "process died); committed work is kept and a new build can start. A replica on the "
+                    "owner's machine marks it failed at once when it sees the owner process has exited.",
     )
 
 

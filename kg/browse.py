@@ -7,11 +7,18 @@ fixed number of entities, whatever the graph's size, and the overview ranks enti
 
 These functions read the graph through kg.serving.LoadedGraph's methods, so the API and the UI never
 depend on how the graph is held.
+
+A graph file is rebuilt by a graph build, not by a delete, so the loaded graph can still name a
+document deleted since. A delete is often a privacy request, so every view takes a ``Liveness`` (which
+of the graph's chunks still exist, see ``liveness``) and shows nothing that only deleted chunks support:
+entities mentioned only there and the deleted document's node are gone, shared entities lose the links
+and evidence that came from it. kg.export.live_only does the same for the exports.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -73,6 +80,49 @@ class _Derived:
     """Document node → its twin entity (the reverse of ``twin_of``)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Liveness:
+    """What of a loaded graph is still backed by stored chunks."""
+
+    live_columns: np.ndarray
+    """Per chunk column: the chunk still exists."""
+    hidden: np.ndarray
+    """Per node: a document node none of whose own chunks is left, or an entity only deleted chunks mention."""
+
+    def shows(self, node: int) -> bool:
+        return not self.hidden[node]
+
+
+def liveness(graph: LoadedGraph, live_chunk_ids: Collection[int]) -> Liveness:
+    """The graph's chunks that are in ``live_chunk_ids`` and the nodes nothing live supports any more."""
+    live = np.isin(graph.chunk_ids, np.fromiter(live_chunk_ids, dtype=np.int64, count=len(live_chunk_ids)))
+    weight = live.astype(np.float64)
+    mentioned = np.diff(graph.entity_chunks.indptr) > 0
+    mentioned_live = np.asarray(graph.entity_chunks @ weight).ravel() > 0
+    homed = np.diff(graph.home.indptr) > 0
+    home_live = np.asarray(graph.home @ weight).ravel() > 0
+    hidden = np.where(homed, ~home_live, mentioned & ~mentioned_live)
+    return Liveness(live_columns=live, hidden=hidden)
+
+
+def _touched(graph: LoadedGraph, node: int) -> np.ndarray:
+    """The chunk columns behind a node: those that mention it and, for a document, its own."""
+    home = graph.home
+    own = home.indices[home.indptr[node]:home.indptr[node + 1]]
+    return np.union1d(graph.chunk_columns_of_entity(node), own)
+
+
+def _edge_shown(graph: LoadedGraph, a: int, b: int, live: Liveness | None) -> bool:
+    """Both ends shown, and the edge not drawn from deleted chunks only (an edge with no chunk behind
+    it in the arrays, such as a title link, stands or falls with its ends)."""
+    if live is None:
+        return True
+    if live.hidden[a] or live.hidden[b]:
+        return False
+    behind = np.intersect1d(_touched(graph, a), _touched(graph, b), assume_unique=True)
+    return behind.size == 0 or bool(live.live_columns[behind].any())
+
+
 def _derived(graph: LoadedGraph) -> _Derived:
     """Computed once per loaded graph and kept by it (a new build is a new object), in a few milliseconds
     at 30k entities."""
@@ -118,7 +168,14 @@ def _entity(graph: LoadedGraph, i: int, d: _Derived) -> EntityView:
                       chunks=int(graph.document_frequency[i]), usefulness=round(float(d.usefulness[i]), 4))
 
 
-def search(graph: LoadedGraph, query: str, limit: int = 20) -> list[EntityView]:
+def _shown_as(d: _Derived, node: int, live: Liveness | None) -> int:
+    """The node a view shows for ``node``: its document when it is a document's title entity (unless that
+    document is deleted: an entity other documents still mention then stands for itself)."""
+    doc = d.twin_of.get(node)
+    return node if doc is None or (live is not None and live.hidden[doc]) else doc
+
+
+def search(graph: LoadedGraph, query: str, limit: int = 20, live: Liveness | None = None) -> list[EntityView]:
     """Entities whose name or an alias contains ``query``: exact, then prefix, then word start, then anywhere."""
     d = _derived(graph)
     q = query.strip().lower()
@@ -134,72 +191,83 @@ def search(graph: LoadedGraph, query: str, limit: int = 20) -> list[EntityView]:
         if q_key in alias:
             for i in graph.aliases[alias]:
                 found.setdefault(i, 4)
-    for twin in [i for i in found if i in d.twin_of]:  # the document stands for its title entity
+    if live is not None:
+        found = {i: rank for i, rank in found.items() if live.shows(i)}
+    for twin in [i for i in found if _shown_as(d, i, live) != i]:  # the document stands for its title entity
         rank = found.pop(twin)
         found[d.twin_of[twin]] = min(rank, found.get(d.twin_of[twin], rank))
     ranked = sorted(found, key=lambda i: (found[i], -d.usefulness[i], graph.names[i]))[: min(limit, MAX_VIEW)]
     return [_entity(graph, i, d) for i in ranked]
 
 
-def resolve(graph: LoadedGraph, entity: str) -> int:
+def resolve(graph: LoadedGraph, entity: str, live: Liveness | None = None) -> int:
     """An entity's index from its key, its name or an alias; a NotFoundError that suggests close names.
 
     The name as the views show it is matched before its canonical key: a title such as "The The" or
     "x (y) (z)" canonicalises to another name's key ("the") or to none, and search listed the very
-    name that opening it then refused."""
+    name that opening it then refused. An entity ``live`` hides is not found (a deleted document's
+    names are not confirmed either)."""
     d = _derived(graph)
-    twin_of = d.twin_of
+
+    def shown(i: int) -> bool:
+        return live is None or live.shows(i)
+
     node = graph.node_of(entity)
-    if node is not None:
-        return twin_of.get(node, node)
+    if node is not None and shown(node):
+        return _shown_as(d, node, live)
     wanted = " ".join(entity.split()).lower()
-    named = [i for i, name in enumerate(d.lowered) if name == wanted]
+    named = [i for i, name in enumerate(d.lowered) if name == wanted and shown(i)]
     if named:
-        best = max(named, key=lambda i: (i in twin_of.values() or graph.keys[i].startswith(DOCUMENT_PREFIX),
+        best = max(named, key=lambda i: (i in d.twin_of.values() or graph.keys[i].startswith(DOCUMENT_PREFIX),
                                          d.usefulness[i]))
-        return twin_of.get(best, best)
+        return _shown_as(d, best, live)
     node = graph.node_of(entity_key(canonical_name(entity)))
-    if node is not None:
-        return twin_of.get(node, node)
-    owners = graph.aliased(entity_key(canonical_name(entity)))
+    if node is not None and shown(node):
+        return _shown_as(d, node, live)
+    owners = [i for i in graph.aliased(entity_key(canonical_name(entity))) if shown(i)]
     if owners:
-        best = max(owners, key=lambda i: _derived(graph).usefulness[i])
-        return twin_of.get(best, best)
-    close = [e.name for e in search(graph, entity.split()[0] if entity.split() else entity, limit=3)]
+        best = max(owners, key=lambda i: d.usefulness[i])
+        return _shown_as(d, best, live)
+    close = [e.name for e in search(graph, entity.split()[0] if entity.split() else entity, limit=3, live=live)]
     raise NotFoundError(f"no entity named {entity!r} in the graph",
                         fix=f"try one of {close}" if close else "search for one with GET /v1/graph/entities?q=")
 
 
-def _edges_among(graph: LoadedGraph, members: list[int]) -> list[EdgeView]:
+def _edges_among(graph: LoadedGraph, members: list[int], live: Liveness | None = None) -> list[EdgeView]:
     chosen = set(members)
     edges = []
     for a in members:
         around, weights = graph.neighbours(a)
         for b, w in zip(around.tolist(), weights.tolist(), strict=True):
-            if b in chosen and a < b:
+            if b in chosen and a < b and _edge_shown(graph, a, b, live):
                 edges.append(EdgeView(graph.keys[a], graph.keys[b], graph.edge_label(a, b), round(w, 4)))
     return edges
 
 
-def shared_chunks(graph: LoadedGraph, a: int, b: int, limit: int = EVIDENCE_PER_EDGE) -> tuple[int, ...]:
-    """Chunks that mention both entities: where the edge between them came from."""
-    both = np.intersect1d(graph.chunk_columns_of_entity(a), graph.chunk_columns_of_entity(b),
-                          assume_unique=True)[:limit]
+def shared_chunks(graph: LoadedGraph, a: int, b: int, limit: int = EVIDENCE_PER_EDGE,
+                  live: Liveness | None = None) -> tuple[int, ...]:
+    """Chunks that mention both entities: where the edge between them came from (the live ones only)."""
+    both = np.intersect1d(graph.chunk_columns_of_entity(a), graph.chunk_columns_of_entity(b), assume_unique=True)
+    if live is not None:
+        both = both[live.live_columns[both]]
+    both = both[:limit]
     return tuple(int(c) for c in graph.chunk_ids[both])
 
 
-def neighbourhood(graph: LoadedGraph, entity: str, limit: int = 40) -> GraphView:
+def neighbourhood(graph: LoadedGraph, entity: str, limit: int = 40, live: Liveness | None = None) -> GraphView:
     """The entity and its ``limit`` strongest neighbours (edge weight, then usefulness), with the edges
     among them; each spoke carries the chunks that are its evidence. A document and its title entity are
-    one node here: the entity's links show as the document's."""
-    center = resolve(graph, entity)
+    one node here: the entity's links show as the document's. ``live``: see ``Liveness``."""
+    center = resolve(graph, entity, live)
     d = _derived(graph)
     twin = d.twins.get(center)
     strength: dict[int, float] = {}
     for node in (center, twin) if twin is not None else (center,):
         around, around_weights = graph.neighbours(node)
         for b, w in zip(around.tolist(), around_weights.tolist(), strict=True):
-            b = d.twin_of.get(b, b)
+            if not _edge_shown(graph, node, b, live):
+                continue
+            b = _shown_as(d, b, live)
             if b != center:
                 strength[b] = max(strength.get(b, 0.0), w)
     neighbours = list(strength)
@@ -209,15 +277,15 @@ def neighbourhood(graph: LoadedGraph, entity: str, limit: int = 40) -> GraphView
     folded = [*members, *(t for m in members if (t := d.twins.get(m)) is not None)]
     key_of = {graph.keys[t]: graph.keys[doc] for t, doc in d.twin_of.items() if doc in members}
     edges: dict[tuple[str, str], EdgeView] = {}
-    for e in _edges_among(graph, folded):
+    for e in _edges_among(graph, folded, live):
         source, target = key_of.get(e.source, e.source), key_of.get(e.target, e.target)
         if source == target:
             continue
         source, target = sorted((source, target))
         if graph.keys[center] in (source, target):
             other = graph.index[target] if source == graph.keys[center] else graph.index[source]
-            evidence = shared_chunks(graph, center, other) or (
-                shared_chunks(graph, twin, d.twins.get(other, other)) if twin is not None else ())
+            evidence = shared_chunks(graph, center, other, live=live) or (
+                shared_chunks(graph, twin, d.twins.get(other, other), live=live) if twin is not None else ())
             e = EdgeView(source, target, e.label, e.weight, evidence)
         else:
             e = EdgeView(source, target, e.label, e.weight, e.evidence_chunks)
@@ -227,22 +295,23 @@ def neighbourhood(graph: LoadedGraph, entity: str, limit: int = 40) -> GraphView
                      center=graph.keys[center], total_neighbours=len(neighbours))
 
 
-def overview(graph: LoadedGraph, limit: int = 150) -> GraphView:
+def overview(graph: LoadedGraph, limit: int = 150, live: Liveness | None = None) -> GraphView:
     """A map of what the corpus is about: the most useful entities, each with its two most useful
     neighbours (so the map shows connections, not a scatter of titles), then more by usefulness."""
     d = _derived(graph)
     n = min(limit, MAX_VIEW, graph.node_count)
     if n == 0:
         return GraphView(nodes=(), edges=())
-    order = np.array([i for i in np.argsort(-d.usefulness, kind="stable").tolist() if i not in d.twin_of],
-                     dtype=np.int64)
+    order = np.array([i for i in np.argsort(-d.usefulness, kind="stable").tolist()
+                      if _shown_as(d, i, live) == i and (live is None or live.shows(i))], dtype=np.int64)
     members: dict[int, None] = {}
     for seed in order[: max(1, n // 3)].tolist():
         if len(members) >= n:
             break
         members[seed] = None
         around, _ = graph.neighbours(seed)
-        best = sorted((j for j in around.tolist() if j not in d.twin_of), key=lambda j: (-d.usefulness[j], j))
+        best = sorted((j for j in around.tolist() if _shown_as(d, j, live) == j and _edge_shown(graph, seed, j, live)),
+                      key=lambda j: (-d.usefulness[j], j))
         for j in [j for j in best if j not in members][:2]:
             if len(members) < n and d.usefulness[j] > 0:
                 members[j] = None
@@ -251,7 +320,8 @@ def overview(graph: LoadedGraph, limit: int = 150) -> GraphView:
             break
         members.setdefault(i, None)
     chosen = sorted(members, key=lambda i: (-d.usefulness[i], graph.keys[i]))
-    return GraphView(nodes=tuple(_entity(graph, i, d) for i in chosen), edges=tuple(_edges_among(graph, chosen)))
+    return GraphView(nodes=tuple(_entity(graph, i, d) for i in chosen),
+                     edges=tuple(_edges_among(graph, chosen, live)))
 
 
 def most_useful(graph: LoadedGraph, limit: int) -> list[str]:
@@ -301,5 +371,6 @@ def graph_stats(graph: LoadedGraph) -> dict[str, int]:
     return {"entities": len(graph.keys), "edges": int(graph.adjacency.nnz // 2), "chunks": len(graph.chunk_ids)}
 
 
-__all__ = ["EdgeView", "EntityView", "GraphView", "evidence_sentences", "graph_stats", "most_useful", "neighbourhood",
-           "overview", "resolve", "search", "shared_chunks", "usefulness", "within_hops"]
+__all__ = ["EdgeView", "EntityView", "GraphView", "Liveness", "evidence_sentences", "graph_stats", "liveness",
+           "most_useful", "neighbourhood", "overview", "resolve", "search", "shared_chunks", "usefulness",
+           "within_hops"]

@@ -231,15 +231,38 @@ def artifact_folder(root: Path, artifact: Artifact) -> Path:
     return root / f"a{artifact.id}-{artifact.sha256[:16]}"
 
 
-def install(root: Path, folder: Path) -> None:
+def install(root: Path, folder: Path) -> Path:
     """Point CURRENT at ``folder`` (atomic rename) and delete every other index folder here: older
-    versions may hold a deleted document's words. A process still reading one keeps its mapping (POSIX)."""
-    pointer = root / f".{_CURRENT}.{uuid.uuid4().hex[:8]}"
-    pointer.write_text(folder.name)
-    os.replace(pointer, root / _CURRENT)
+    versions may hold a deleted document's words. A process still reading one keeps its mapping (POSIX).
+
+    Never backwards: when CURRENT already names a newer index of the same database (a delete published
+    and installed one while the sync thread was still installing the version before), that one stays and
+    ``folder`` is deleted instead; otherwise a late install would serve the deleted words again and pull
+    the folder from under the delete that is about to load it. Returns the folder now current.
+    """
+    try:
+        held: Path | None = root / (root / _CURRENT).read_text().strip()
+    except OSError:
+        held = None
+    if held is not None and held != folder and _newer(held, folder):
+        folder = held
+    else:
+        pointer = root / f".{_CURRENT}.{uuid.uuid4().hex[:8]}"
+        pointer.write_text(folder.name)
+        os.replace(pointer, root / _CURRENT)
     for entry in root.iterdir():
         if entry.is_dir() and entry.name != folder.name and not entry.name.startswith(".tmp-"):
             shutil.rmtree(entry, ignore_errors=True)
+    return folder
+
+
+def _newer(held: Path, folder: Path) -> bool:
+    """``held`` is an index of the same database at a later corpus version than ``folder``."""
+    try:
+        a, b = (json.loads((f / _META).read_text()) for f in (held, folder))
+    except (OSError, ValueError):
+        return False
+    return a.get("database_id") == b.get("database_id") and int(a["corpus_version"]) > int(b["corpus_version"])
 
 
 def publish_index(store: Store, settings: RetrievalSettings, artifacts: ArtifactStore, root: Path, *,
@@ -280,12 +303,15 @@ def _publish_locked(store: Store, settings: RetrievalSettings, artifacts: Artifa
         if artifact.corpus_version != index.corpus_version:  # a newer one won the race
             return _install_published(artifacts, artifact, root)
         folder = artifact_folder(root, artifact)
-        if not folder.exists():
+        try:
             tmp.rename(folder)
+        except OSError:  # the sync thread, woken by this very publish, downloaded it there first
+            if not folder.is_dir():
+                raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    install(root, folder)
-    return load_folder(folder, artifact=artifact.sha256)
+    current = install(root, folder)
+    return load_folder(current, artifact=artifact.sha256 if current == folder else "")
 
 
 def _install_published(artifacts: ArtifactStore, artifact: Artifact, root: Path) -> BM25Index:
@@ -293,8 +319,8 @@ def _install_published(artifacts: ArtifactStore, artifact: Artifact, root: Path)
     index = load_folder(folder, artifact=artifact.sha256)
     check_database({"database_id": index.database_id}, artifacts.database_id(), "the published BM25 index",
                    fix=MISSING_FIX)
-    install(root, folder)
-    return index
+    current = install(root, folder)
+    return index if current == folder else load_folder(current)
 
 
 def index_root(index_dir: Path) -> Path:

@@ -37,6 +37,8 @@ from kgrag.retrieval.results import RERANK, PassageHit, PipelineResult
 log = logging.getLogger(__name__)
 
 KNOWN_SIGNALS = ("dense", "bm25", "graph")
+READ_ATTEMPTS = 5
+"""Reads of the retrievers per query when writes keep landing between a read and the chunk fetch (see run)."""
 
 
 class QueryPipeline:
@@ -105,31 +107,48 @@ class QueryPipeline:
         filters = filters or Filters()
         stage_futures = {stage: self._executor.submit(_timed_stage, stage, self.llm, question, self.settings)
                          for stage in self.stages if self.llm is not None}
+        version = self._corpus_version()
         results = self._retrieve_all(question, wanted, filters)
         _raise_if_all_failed(results, database_down=not self.store.db.available)
         timings: dict[str, float] = {}
         stage_statuses: dict[str, StageStatus] = {}
         stage_explanations: dict[str, dict[str, Any]] = {}
-        extra_results: dict[str, tuple[RetrievalResult, float]] = {}
+        extra_queries: list[ExtraQuery] = []
         for stage, future in stage_futures.items():
             queries, status, elapsed = future.result()
             timings[stage] = elapsed
             stage_statuses[stage] = status
             stage_explanations[stage] = {"queries": {q.label: q.text for q in queries}}
-            extra_results.update(self._retrieve_extra(queries, wanted, filters))
+            extra_queries.extend(queries)
+        extra_results = self._retrieve_extra(extra_queries, wanted, filters)
+        for attempt in range(1, READ_ATTEMPTS + 1):
+            t1 = time.perf_counter()
+            ranked = {s: r.hits for s, (r, _) in {**results, **extra_results}.items() if r.status.state == "ran"}
+            weights = fusion_weights(self.settings.retrieval.weights,
+                                     {s: r for s, (r, _) in {**results, **extra_results}.items() if s in ranked})
+            fused = reciprocal_rank_fusion(ranked, k=self.settings.retrieval.rrf_k, weights=weights)
+            fused = lead_with(fused, {s: r.hits[: r.lead] for s, (r, _) in results.items()
+                                      if s in ranked and r.lead})
+            t2 = time.perf_counter()
+            chunks = self.store.chunks([h.chunk_id for h in fused])
+            live = [h for h in fused if h.chunk_id in chunks]  # deleted since the index was read
+            t3 = time.perf_counter()
+            if len(live) == len(fused) or attempt == READ_ATTEMPTS:
+                break
+            now = self._corpus_version()
+            if now is None or now == version:
+                break  # an index older than the corpus (the BM25 stage says so); reading again changes nothing
+            # A write committed between the retrievers' reads and this fetch (a document replaced: its old
+            # chunks gone, the new ones not yet seen): read again, so the query sees the new version.
+            log.debug("corpus moved from version %s to %s during a query; reading again", version, now)
+            version = now
+            results = self._retrieve_all(question, wanted, filters)
+            _raise_if_all_failed(results, database_down=not self.store.db.available)
+            extra_results = self._retrieve_extra(extra_queries, wanted, filters)
+        fused = live
         for signal, (result, elapsed) in {**results, **extra_results}.items():
             timings[signal] = elapsed
             timings.update({f"{signal}.{name}": secs for name, secs in result.timings.items()})
-        t1 = time.perf_counter()
-        ranked = {s: r.hits for s, (r, _) in {**results, **extra_results}.items() if r.status.state == "ran"}
-        weights = fusion_weights(self.settings.retrieval.weights,
-                                 {s: r for s, (r, _) in {**results, **extra_results}.items() if s in ranked})
-        fused = reciprocal_rank_fusion(ranked, k=self.settings.retrieval.rrf_k, weights=weights)
-        fused = lead_with(fused, {s: r.hits[: r.lead] for s, (r, _) in results.items() if s in ranked and r.lead})
-        t2 = time.perf_counter()
-        chunks = self.store.chunks([h.chunk_id for h in fused])
-        fused = [h for h in fused if h.chunk_id in chunks]  # deleted since the index was read
-        t3 = time.perf_counter()
         final, rerank_status = self._rerank(question, fused, chunks, top_k, rerank, timings)
         t4 = time.perf_counter()
         timings.update({"fusion": t2 - t1, "fetch": t3 - t2, RERANK: t4 - t3, "total": t4 - t0})
@@ -143,6 +162,13 @@ class QueryPipeline:
         empty = not hits and self.store.is_empty()
         return PipelineResult(question, wanted, hits, statuses, timings, explanations, hit_counts, tuple(ranked),
                               weights, corpus_empty=empty)
+
+    def _corpus_version(self) -> int | None:
+        """None when the database cannot say (an outage): the query goes on, reporting what it can."""
+        try:
+            return self.store.corpus_version()
+        except KgragError:
+            return None
 
     def _check(self, question: str, signals: Sequence[str] | None, top_k: int | None) -> tuple[str, ...]:
         if not question.strip():

@@ -59,9 +59,13 @@ def synthetic_graph(entities: int = 30_000, *, per_document: int = 8, seed: int 
             "nodes": [nodes[k] for k in sorted(nodes)], "edges": edge_list}
 
 
-def write_synthetic_graph(path: Path, entities: int = 30_000, *, database_id: str = "") -> dict[str, Any]:
-    """``database_id``: the database a server will check the file against (a graph names the one it came from)."""
+def write_synthetic_graph(path: Path, entities: int = 30_000, *, database_id: str = "",
+                          corpus_version: int = 1) -> dict[str, Any]:
+    """``database_id``, ``corpus_version``: the database a server will check the file against and its corpus
+    version (a graph names the state it was built from; at another version the views hide whatever the
+    database no longer holds, and this graph's chunks are in no database)."""
     data = synthetic_graph(entities)
     data["graph"]["manifest"]["database_id"] = database_id
+    data["graph"]["manifest"]["corpus_version"] = corpus_version
     write_atomic(path, gzip.compress(json.dumps(data, separators=(",", ":")).encode(), compresslevel=1, mtime=0))
     return data

@@ -148,3 +148,47 @@ def test_a_second_graph_build_through_the_api_is_409_while_one_runs(
             failed = wait_for(client, job["id"])
         assert failed["state"] == "failed" and failed["error"]["status"] == 409
         assert "another" in failed["error"]["detail"] and failed["error"]["fix"]
+
+
+def test_a_reader_sees_the_old_or_the_new_version_of_a_replaced_document_never_neither(
+        make_settings: Callable[..., Settings], embedder: Embedder) -> None:
+    """The same source re-uploaded again and again while readers query it: every response holds a version."""
+    settings = api_settings(make_settings, chunking=CHUNKING)
+    stop = threading.Event()
+    empty: list[str] = []
+    counts = {"writes": 0, "queries": 0}
+    with client_for(settings, embedder) as client:
+        for k in range(2):  # a second document, so BM25 has a corpus to score against
+            title, text, _ = _document(k, 0)
+            assert client.post("/v1/documents", json={"text": text, "title": title,
+                                                      "source": f"doc{k}"}).status_code == 201
+
+        def writer() -> None:
+            version = 1
+            while not stop.is_set():
+                title, text, _ = _document(0, version)
+                r = client.post("/v1/documents", json={"text": text, "title": title, "source": "doc0"})
+                assert r.status_code == 201 and r.json()["outcome"] == "replaced", r.text
+                counts["writes"] += 1
+                version += 1
+
+        def reader(i: int) -> None:
+            while not stop.is_set():
+                body = {"question": "ferry timetable harbour doc0", "top_k": 5, "answer": False,
+                        "filters": {"sources": ["doc0"]} if i % 2 else {}}
+                r = client.post("/v1/query", json=body)
+                counts["queries"] += 1
+                hits = [h for h in r.json()["hits"] if h["source"] == "doc0"] if r.status_code == 200 else []
+                if not hits:
+                    empty.append(f"{r.status_code}: {r.text[:300]}")
+
+        threads = [threading.Thread(target=writer)] + [threading.Thread(target=reader, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        time.sleep(10)
+        stop.set()
+        for t in threads:
+            t.join(timeout=60)
+    print(f"replaces/queries: {counts}, responses without doc0: {len(empty)}")
+    assert counts["writes"] >= 10 and counts["queries"] >= 100, counts
+    assert not empty, (len(empty), empty[:3])

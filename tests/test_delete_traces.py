@@ -1,11 +1,12 @@
 """Once a delete returns, nothing that came only from that document is left to see: not in the
-graph tables, not in any of the three exports, not in the BM25 vocabulary on disk."""
+graph tables, not in any of the three exports, not in the graph views, not in the BM25 vocabulary on disk."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
+from fastapi.testclient import TestClient
 from kgrag.core.models import Embedder
 from kgrag.core.settings import RetrievalSettings, Settings
 
@@ -53,3 +54,47 @@ def test_delete_leaves_no_trace_in_graph_rows_exports_or_bm25(make_settings: Cal
         after = client.post("/v1/query", json={"question": "Who founded Halvorix Instruments?"}).json()
         shown = [after.get("answer"), after["citations"], after["hits"], after["warnings"]]
         assert "Quillfeather" not in str(shown)
+
+
+PRIVATE = ("Oskari Zyllenbrandt met Tomas Berg at Lumen Robotics. Oskari Zyllenbrandt and Vesna Quillfeather "
+           "later sailed the Kelpie with Tomas Berg.")
+PRIVATE_NAMES = ("Zyllenbrandt", "Quillfeather", "Oskari", "Vesna", "Private memo")
+
+
+def _graph_routes(client: TestClient) -> dict[str, str]:
+    """Every /v1/graph view a browser can ask for, for the private names and for a shared entity: the
+    bodies it answered 200 with (a 404 repeats the name asked for, and only that)."""
+    responses = {f"search {q}": client.get("/v1/graph/entities", params={"q": q})
+                 for q in ("Zyllenbrandt", "Oskari", "Vesna Quillfeather", "Private memo", "Tomas", "Berg")}
+    for name in ("Oskari Zyllenbrandt", "Vesna Quillfeather", "Private memo", "Tomas Berg", "Lumen Robotics"):
+        responses[f"neighbourhood {name}"] = client.get("/v1/graph/neighbourhood",
+                                                        params={"entity": name, "limit": 200})
+    responses["overview"] = client.get("/v1/graph/overview", params={"limit": 300})
+    assert all(r.status_code in (200, 404) for r in responses.values()), responses
+    return {route: r.text for route, r in responses.items() if r.status_code == 200}
+
+
+def test_graph_views_show_nothing_of_a_deleted_document(make_settings: Callable[..., Settings],
+                                                        embedder: Embedder) -> None:
+    settings = api_settings(make_settings, retrieval=RetrievalSettings())
+    with client_for(settings, embedder) as client:
+        ingest_examples(client)
+        up = client.post("/v1/documents", json={"text": PRIVATE, "title": "Private memo", "source": "memo"})
+        assert up.status_code == 201, up.text
+        job = client.post("/v1/graph/build").json()
+        assert wait_for(client, job["id"])["state"] == "succeeded"
+        before = _graph_routes(client)
+        assert "Oskari Zyllenbrandt" in before["search Zyllenbrandt"]
+        assert "Zyllenbrandt" in before["neighbourhood Tomas Berg"], "the shared entity links to the private one"
+        assert "Quillfeather" in before["neighbourhood Oskari Zyllenbrandt"]
+
+        assert client.delete(f"/v1/documents/{up.json()['document']['id']}").status_code == 200
+        after = _graph_routes(client)
+        for route, text in after.items():
+            assert not any(name in text for name in PRIVATE_NAMES), (route, text[:800])
+        for name in ("Oskari Zyllenbrandt", "Vesna Quillfeather", "Private memo"):
+            assert f"neighbourhood {name}" not in after, f"{name} is not found any more"
+        shared = client.get("/v1/graph/neighbourhood", params={"entity": "Tomas Berg", "limit": 200}).json()
+        assert shared["nodes"] and shared["edges"], "the shared entity stays, with its other links"
+        assert all(ev["sentences"] for e in shared["edges"] for ev in e["evidence"])
+        assert "Tomas Berg" in after["search Tomas"]

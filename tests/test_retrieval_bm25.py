@@ -4,8 +4,10 @@ published and memory-mapped index, and what a query does when the corpus has mov
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,7 +15,7 @@ from kgrag.core.models import Embedder
 from kgrag.core.runtime import Runtime
 from kgrag.core.types import Filters
 from kgrag.retrieval.base import Query
-from kgrag.retrieval.bm25 import BM25Retriever, index_text, load_index, tokenize
+from kgrag.retrieval.bm25 import BM25Retriever, index_text, install, load_index, tokenize
 from kgrag.retrieval.maintenance import delete_document_everywhere, publish_bm25
 
 from tests.retrieval_corpus import RARE_TERM_DOC, SCIFACT, corpus_runtime, ingest, planted_loaded, source_of
@@ -209,3 +211,28 @@ def test_empty_corpus_gives_no_hits_and_a_loadable_index(runtime: Runtime) -> No
     assert _retriever(runtime).retrieve(Query("anything", k=5)).hits == ()
     index = load_index(runtime.settings.index_dir / "bm25")
     assert index is not None and index.size == 0
+
+
+def test_a_late_install_of_an_older_index_never_replaces_the_one_a_delete_installed(
+        runtime: Runtime, tmp_path: Path) -> None:
+    """The DELETE 500 (issue 28): a replica's sync thread, still installing the index published before a
+    delete, pointed CURRENT back at it and removed the delete's new folder just before the delete loaded
+    it. The older index also holds the deleted document's words: it must not come back."""
+    ingest(runtime, planted_loaded([RARE_TERM_DOC]))
+    root = runtime.settings.index_dir / "bm25"
+    older = load_index(root)
+    assert older is not None and older.path is not None
+    kept = tmp_path / older.path.name
+    shutil.copytree(older.path, kept)  # what the sync thread had downloaded when the delete ran
+    doc_id = next(iter(ingest(runtime, planted_loaded([("late/2", "Harbours", "Tide gauges in Brenmoor Bay.")]))
+                       .document_ids.values()))
+    delete_document_everywhere(runtime, doc_id)
+    newer = load_index(root)
+    assert newer is not None and newer.path is not None and newer.corpus_version > older.corpus_version
+
+    shutil.copytree(kept, older.path)  # the late install, now
+    current = install(root, older.path)
+    after = load_index(root)
+    assert after is not None and after.path == newer.path and after.corpus_version == newer.corpus_version
+    assert not older.path.exists(), "the older index, with the deleted words, is gone from the home"
+    assert current == newer.path, "the caller loads the index that stayed current"

@@ -146,7 +146,8 @@ def big_graph_server(pg_server: str, embedder: Embedder,
     settings = _settings(pg_server, tmp_path_factory.mktemp("ui-big"), api=ApiSettings(api_keys=[KEY]))
     rt = Runtime(settings, embedder=embedder)
     entities = len(write_synthetic_graph(settings.graph_path, entities=GRAPH_ENTITIES,
-                                         database_id=rt.artifacts.database_id())["nodes"])
+                                         database_id=rt.artifacts.database_id(),
+                                         corpus_version=rt.store.corpus_version())["nodes"])
     assert entities >= GRAPH_ENTITIES
     try:
         with soak.serve_in_thread(create_app(runtime=rt)) as url:

@@ -2,6 +2,8 @@
 
 The graph code is in kg/browse.py; these routes add the evidence text from the database and
 never return more than kg.browse.MAX_VIEW entities, so the browser stays responsive on any corpus.
+They hide what only deleted documents supported (kg.browse.Liveness) from the moment the delete
+commits, though the loaded graph keeps it until the next build.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, FastAPI, Query, Request
 from kgrag.api.deps import Authorized, Resources, ResourcesDep
+from kgrag.api.openapi import COMMON, errors
 from kgrag.api.schemas import EdgeOut, EntityList, EntityOut, EvidenceOut, GraphViewOut
 from kgrag.core.errors import GraphMissingError
 from kgrag.kg import browse
@@ -21,7 +24,7 @@ from kgrag.kg.serving import LoadedGraph
 
 log = logging.getLogger("kgrag.api")
 
-router = APIRouter(prefix="/v1/graph", tags=["graph"], dependencies=[Authorized])
+router = APIRouter(prefix="/v1/graph", tags=["graph"], dependencies=[Authorized], responses=errors(*COMMON, 409))
 
 
 def _holder(app: FastAPI, res: Resources) -> GraphHolder:
@@ -51,6 +54,33 @@ def _graph(request: Request, res: Resources) -> LoadedGraph:
         raise GraphMissingError("no graph has been built yet",
                                 fix="start a build with POST /v1/graph/build (or `kgrag graph build`), then reload")
     return graph
+
+
+class _LiveCache:
+    """The latest corpus version's Liveness for one loaded graph (a new build is a new graph, a new cache)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._version = -1
+        self._live: browse.Liveness | None = None
+
+    def get(self, version: int, make: Callable[[], browse.Liveness]) -> browse.Liveness:
+        with self._lock:
+            if self._live is None or self._version != version:
+                self._live, self._version = make(), version
+            return self._live
+
+
+def _live(graph: LoadedGraph, res: Resources) -> browse.Liveness | None:
+    """What of ``graph`` is still stored, for the views to hide the rest: None while the corpus is as the
+    graph was built (nothing to hide), else computed once per corpus version (one query for the graph's
+    chunk ids). The version is read first, so a delete that lands meanwhile is hidden, never missed."""
+    store = res.runtime.store
+    version = store.corpus_version()
+    if version == graph.corpus_version:
+        return None
+    cache = graph.derived("browse-live", lambda _: _LiveCache())
+    return cache.get(version, lambda: browse.liveness(graph, store.live_chunk_ids(graph.chunk_ids.tolist())))
 
 
 def entity_out(e: browse.EntityView) -> EntityOut:
@@ -88,10 +118,11 @@ def search_entities(request: Request, res: ResourcesDep,
                     q: Annotated[str, Query(min_length=1, max_length=200, description="Part of a name or alias.")],
                     limit: Annotated[int, Query(ge=1, le=browse.MAX_VIEW)] = 20) -> EntityList:
     """Entities whose name contains ``q`` (exact and prefix matches first, then the most useful)."""
-    return EntityList(entities=[entity_out(e) for e in browse.search(_graph(request, res), q, limit)])
+    graph = _graph(request, res)
+    return EntityList(entities=[entity_out(e) for e in browse.search(graph, q, limit, _live(graph, res))])
 
 
-@router.get("/neighbourhood", response_model=GraphViewOut)
+@router.get("/neighbourhood", response_model=GraphViewOut, responses=errors(404))
 def entity_neighbourhood(request: Request, res: ResourcesDep,
                          entity: Annotated[str, Query(min_length=1, max_length=500,
                                                       description="An entity key, name or alias.")],
@@ -99,7 +130,7 @@ def entity_neighbourhood(request: Request, res: ResourcesDep,
     """The entity, its strongest ``limit`` neighbours and the edges among them; each of its own edges
     carries the sentences that link the two."""
     graph = _graph(request, res)
-    return _view_out(graph, browse.neighbourhood(graph, entity, limit), res)
+    return _view_out(graph, browse.neighbourhood(graph, entity, limit, _live(graph, res)), res)
 
 
 @router.get("/overview", response_model=GraphViewOut)
@@ -107,4 +138,4 @@ def graph_overview(request: Request, res: ResourcesDep,
                    limit: Annotated[int, Query(ge=1, le=browse.MAX_VIEW)] = 120) -> GraphViewOut:
     """The most useful entities (specific and connected, titles first; not the most frequent) and their edges."""
     graph = _graph(request, res)
-    return _view_out(graph, browse.overview(graph, limit), res)
+    return _view_out(graph, browse.overview(graph, limit, _live(graph, res)), res)

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 from kgrag.api.deps import Authorized, ResourcesDep
+from kgrag.api.openapi import COMMON, errors
 from kgrag.api.problems import problem, problem_for
 from kgrag.api.routes.query import _retrieve
 from kgrag.api.schemas import CitationOut, QueryRequest
@@ -32,7 +33,7 @@ log = logging.getLogger("kgrag.api")
 
 MODEL = "kgrag"
 
-router = APIRouter(prefix="/v1", tags=["chat"], dependencies=[Authorized])
+router = APIRouter(prefix="/v1", tags=["chat"], dependencies=[Authorized], responses=errors(*COMMON))
 
 
 class ContentPart(BaseModel):
@@ -42,7 +43,7 @@ class ContentPart(BaseModel):
 
 
 class ChatMessage(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
     role: str
     content: str | list[ContentPart] | None = None
 
@@ -55,7 +56,7 @@ class ChatMessage(BaseModel):
 class ChatRequest(BaseModel):
     """The OpenAI fields kgrag uses; the rest (temperature, max_tokens, …) are accepted and ignored."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)  # JSON's types as the schema states them
     model: str = MODEL
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
@@ -142,7 +143,7 @@ def _chunk(cid: str, created: int, model: str, delta: dict[str, Any], finish: st
 @router.post("/chat/completions", response_model=ChatCompletion,
              responses={200: {"content": {"text/event-stream": {}},
                               "description": "With `stream: true`: `chat.completion.chunk` events, then "
-                                             "`data: [DONE]`."}})
+                                             "`data: [DONE]`."}, **errors(400)})
 def chat_completions(body: ChatRequest, res: ResourcesDep) -> ChatCompletion | StreamingResponse:
     """Answer the last user message from the documents, with citations [n]; OpenAI's wire format."""
     check_chat_limits(body, res.settings.api)

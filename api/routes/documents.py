@@ -17,6 +17,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from kgrag.api.deps import Authorized, Resources, ResourcesDep
+from kgrag.api.openapi import COMMON, errors
 from kgrag.api.problems import RequestTooLargeError
 from kgrag.api.schemas import DocumentList, DocumentOut, IngestOut, TextDocumentIn
 from kgrag.core.errors import DuplicateDocumentError, IngestError, InvalidInputError
@@ -27,7 +28,8 @@ from kgrag.retrieval.maintenance import delete_document_everywhere
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile
 
-router = APIRouter(prefix="/v1/documents", tags=["documents"], dependencies=[Authorized])
+router = APIRouter(prefix="/v1/documents", tags=["documents"], dependencies=[Authorized],
+                   responses=errors(*COMMON))
 
 _UPLOAD_BODY = {
     "requestBody": {
@@ -185,7 +187,8 @@ def _ingest(res: Resources, doc: LoadedDocument, allow_duplicates: bool) -> Inge
                      seconds=dict(report.stage_seconds))
 
 
-@router.post("", status_code=201, response_model=IngestOut, openapi_extra=_UPLOAD_BODY)
+@router.post("", status_code=201, response_model=IngestOut, openapi_extra=_UPLOAD_BODY,
+             responses=errors(400, 409))
 async def upload_document(
     request: Request, res: ResourcesDep,
     allow_duplicates: Annotated[bool, Query(description="Store it even when another source holds the same "
@@ -216,12 +219,12 @@ def list_documents(res: ResourcesDep, limit: Annotated[int, Query(ge=1, le=1000)
     return DocumentList(documents=[DocumentOut.of(d) for d in docs], limit=limit, offset=offset)
 
 
-@router.get("/{document_id}", response_model=DocumentOut)
+@router.get("/{document_id}", response_model=DocumentOut, responses=errors(404))
 def get_document(document_id: int, res: ResourcesDep) -> DocumentOut:
     return DocumentOut.of(res.runtime.store.document(document_id))
 
 
-@router.delete("/{document_id}", response_model=DocumentOut)
+@router.delete("/{document_id}", response_model=DocumentOut, responses=errors(404))
 def delete_document(document_id: int, res: ResourcesDep) -> DocumentOut:
     """Deletes the document, its chunks, its graph evidence and the entities only it mentioned, and the
     BM25 index holding its words; returns what was deleted."""

@@ -10,12 +10,13 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Response
 from kgrag.api.deps import Authorized, Resources, ResourcesDep
 from kgrag.api.jobs import Job
+from kgrag.api.openapi import COMMON, errors
 from kgrag.api.schemas import ArtifactOut, ArtifactsOut, JobOut
 from kgrag.core.errors import GraphMissingError
 
 log = logging.getLogger("kgrag.api")
 
-router = APIRouter(prefix="/v1", tags=["graph"], dependencies=[Authorized])
+router = APIRouter(prefix="/v1", tags=["graph"], dependencies=[Authorized], responses=errors(*COMMON))
 
 
 def job_out(job: Job) -> JobOut:
@@ -37,7 +38,7 @@ def _build(res: Resources, rebuild: bool) -> dict[str, Any]:
     return {name: getattr(report, name) for name in report.__dataclass_fields__ if name != "path"}
 
 
-@router.post("/graph/build", status_code=202, response_model=JobOut)
+@router.post("/graph/build", status_code=202, response_model=JobOut, responses=errors(409))
 def build_graph(res: ResourcesDep, response: Response, rebuild: bool = False) -> JobOut:
     """Queue a graph build (incremental unless ``rebuild``); poll the returned job at ``Location``."""
     job = res.jobs.submit("graph-build", lambda: _build(res, rebuild))
@@ -56,7 +57,7 @@ def artifacts(res: ResourcesDep) -> ArtifactsOut:
         graph=ArtifactOut(**status["graph"]) if status["graph"] else None, last_error=status.get("last_error"))
 
 
-@router.get("/jobs/{job_id}", response_model=JobOut)
+@router.get("/jobs/{job_id}", response_model=JobOut, responses=errors(404))
 def get_job(job_id: str, res: ResourcesDep) -> JobOut:
     return job_out(res.jobs.get(job_id))
 
@@ -91,7 +92,7 @@ def _export(res: Resources, fmt: str, entity: str | None, hops: int, top: int | 
 
 
 @router.get("/graph/export", response_class=Response,
-            responses={200: {"content": {m.split(";")[0]: {} for m in _MEDIA.values()}}})
+            responses={200: {"content": {m.split(";")[0]: {} for m in _MEDIA.values()}}, **errors(404, 409)})
 def export_graph(
     res: ResourcesDep,
     format: Annotated[Literal["graphml", "json", "html"], Query(description="graphml, json (node-link) or html.")],

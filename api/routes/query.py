@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 from kgrag.api.deps import Authorized, Resources, ResourcesDep
+from kgrag.api.openapi import COMMON, errors
 from kgrag.api.problems import problem, problem_for
 from kgrag.api.schemas import (
     AnswerOut,
@@ -35,7 +36,7 @@ from kgrag.retrieval.results import PipelineResult
 
 log = logging.getLogger("kgrag.api")
 
-router = APIRouter(prefix="/v1", tags=["query"], dependencies=[Authorized])
+router = APIRouter(prefix="/v1", tags=["query"], dependencies=[Authorized], responses=errors(*COMMON))
 
 
 def check_limits(body: QueryRequest, settings: Settings) -> None:
@@ -101,7 +102,7 @@ def _response(retrieval: RetrievalOut, result: PipelineResult, answer: Answer | 
     )
 
 
-@router.post("/query", response_model=QueryResponse)
+@router.post("/query", response_model=QueryResponse, responses=errors(400))
 def query(body: QueryRequest, res: ResourcesDep) -> QueryResponse:
     """Retrieve passages and, unless ``answer`` is false, answer from them with citations [n]."""
     result, decision = _retrieve(body, res)
@@ -120,7 +121,7 @@ def sse(event: str, data: object) -> str:
 @router.post("/query/stream", response_class=StreamingResponse,
              responses={200: {"content": {"text/event-stream": {}},
                               "description": "Server-sent events: `hits`, then `token`s, then `done` "
-                                             "(or `error`)."}})
+                                             "(or `error`)."}, **errors(400)})
 def query_stream(body: QueryRequest, res: ResourcesDep) -> StreamingResponse:
     """Retrieval runs before the response starts (so bad input is still a plain problem response);
     then the stream sends ``hits``, the answer as ``token`` events, and a final ``done``."""
