@@ -57,6 +57,13 @@ class EmbeddingSettings(BaseModel):
                     "latency flat during a large upload, larger gives ingestion a little more throughput.",
     )
     device: str = "cpu"
+    backend: Literal["auto", "torch", "numpy"] = Field(
+        default="auto",
+        description="What computes embeddings. torch: sentence-transformers. numpy: the same mean-pooled BERT "
+        "weights in plain numpy (core/numpy_encoder.py; no torch import, about 5 s less to start, slower on bulk "
+        "batches). auto: numpy for one-shot CLI queries (`kgrag query`, `kgrag ask`) when the model is such a "
+        "BERT folder, torch everywhere else.",
+    )
 
 
 class ChunkingSettings(BaseModel):

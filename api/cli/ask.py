@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 from kgrag.api.cli.common import console, err_console, handle_errors, runtime
-from kgrag.api.cli.query import FILTER_HELP, exit_if_store_empty, parse_filters, parse_signals
+from kgrag.api.cli.query import FILTER_HELP, exit_if_store_empty, parse_filters, parse_signals, print_warnings
 from kgrag.retrieval.answer.base import Answer
 from kgrag.retrieval.answer.factory import answerer_for
 from kgrag.retrieval.answer.grounded import answer_stream, gate
@@ -36,12 +36,11 @@ def ask(
     """
     wanted = parse_signals(signals)
     where = parse_filters(filters)
-    with runtime() as rt, build_pipeline(rt, signals=wanted, builder=True) as pipe:
+    with runtime(light=True) as rt, build_pipeline(rt, signals=wanted, builder=True) as pipe:
         sync_for(rt, pipe, start=False).sync_once()  # the graph and BM25 index the database publishes
         result = pipe.run(question, signals=wanted, rerank=not no_rerank, filters=where)
         exit_if_store_empty(result)
-        for line in result.warnings:
-            err_console.print(f"[bold yellow]warning:[/] {escape(line)}")
+        print_warnings(result)
         answerer = answerer_for(rt.settings.answer, embedder=rt.embedder, spacy=rt.spacy)
         final: Answer | None = None
         for event in answer_stream(result, gate(result, rt.settings), answerer, rt.settings):

@@ -116,9 +116,10 @@ def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
 
 
 @contextmanager
-def runtime() -> Iterator[Runtime]:
+def runtime(*, light: bool = False) -> Iterator[Runtime]:
+    """``light`` for the one-shot query commands: models are computed the cheapest way to start (core.runtime)."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    rt = Runtime(load_settings())
+    rt = Runtime(load_settings(), light=light)
     try:
         yield rt
     finally:

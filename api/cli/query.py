@@ -72,7 +72,7 @@ def query(
     """
     wanted = parse_signals(signals)
     where = parse_filters(filters)
-    with runtime() as rt, build_pipeline(rt, signals=wanted, builder=True) as pipe:
+    with runtime(light=True) as rt, build_pipeline(rt, signals=wanted, builder=True) as pipe:
         sync_for(rt, pipe, start=False).sync_once()  # the graph and BM25 index the database publishes
         result = pipe.run(question, signals=wanted, top_k=top_k, rerank=not no_rerank, filters=where)
     exit_if_store_empty(result)
@@ -91,9 +91,16 @@ def exit_if_store_empty(result: PipelineResult) -> None:
         raise typer.Exit(EMPTY_STORE_EXIT)
 
 
-def print_result(result: PipelineResult, *, explain: bool) -> None:
+def print_warnings(result: PipelineResult) -> None:
+    """Conditions of this process (no reranker weights) as one unwrapped line each, then this query's warnings."""
+    for line in result.notes:
+        err_console.print(f"[yellow]note:[/] {escape(line)}", soft_wrap=True, highlight=False)
     for line in result.warnings:
         err_console.print(f"[bold yellow]warning:[/] {escape(line)}")
+
+
+def print_result(result: PipelineResult, *, explain: bool) -> None:
+    print_warnings(result)
     if not result.hits:
         console.print("no passages found: try other words, more --signals, or check `kgrag documents list`")
     for hit in result.hits:
