@@ -54,10 +54,13 @@ class QueryRequest(BaseModel):
 class StageOut(BaseModel):
     state: Literal["ran", "skipped", "failed"]
     reason: str = ""
+    permanent: bool = False
+    """True when the stage cannot run in this server at all (no reranker weights): it is reported here, not
+    repeated in every response's ``warnings``."""
 
     @classmethod
     def of(cls, status: StageStatus) -> StageOut:
-        return cls(state=status.state, reason=status.reason)
+        return cls(state=status.state, reason=status.reason, permanent=status.permanent)
 
 
 class HitOut(BaseModel):

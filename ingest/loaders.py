@@ -309,6 +309,9 @@ def discover(paths: list[Path], *, follow_outside_links: bool = False
             found: list[Path] = []
             _walk(p, follow_outside_links, found, skipped)
             files.extend(sorted(found))
+        elif p.is_file() and p.suffix.lower() not in SUPPORTED_SUFFIXES:
+            # skipped as it would be inside a folder: a type kgrag cannot read is no failed document to keep
+            skipped.append((str(p.resolve()), unsupported_reason(p.suffix)))
         elif p.is_file():
             files.append(p)
         else:

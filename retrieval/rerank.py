@@ -9,9 +9,11 @@ remembered, so a process without the model does not retry on every request.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from kgrag.core.settings import RerankSettings
@@ -19,7 +21,12 @@ from kgrag.retrieval.base import StageStatus
 
 
 class RerankerUnavailable(Exception):
-    """The configured model could not be loaded; ``str()`` is the user-facing reason."""
+    """The configured model could not be loaded: ``problem`` and ``fix``; ``str()`` is both, for users."""
+
+    def __init__(self, problem: str, fix: str) -> None:
+        super().__init__(f"{problem}: {fix}")
+        self.problem = problem
+        self.fix = fix
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,12 +35,42 @@ class RerankOutcome:
     status: StageStatus
 
 
-def unavailable_reason(model: str, exc: BaseException) -> str:
-    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return (f"reranker model {model} could not be loaded ({type(exc).__name__}: {detail[:200]}): "
-            f"to get its weights, run once while online with HF_HUB_OFFLINE=0: python -c \"from "
+def reranker_fix(model: str) -> str:
+    """The one fix text for missing cross-encoder weights: the query's status and `kgrag doctor` both say it."""
+    return (f"to get its weights, run once while online with HF_HUB_OFFLINE=0: python -c \"from "
             f"sentence_transformers import CrossEncoder; CrossEncoder('{model}')\" (they are cached for offline use), "
             "or set KGRAG_RERANK__MODEL to a local cross-encoder folder")
+
+
+def unavailable(model: str, exc: BaseException) -> RerankerUnavailable:
+    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return RerankerUnavailable(f"reranker model {model} could not be loaded ({type(exc).__name__}: {detail[:200]})",
+                               reranker_fix(model))
+
+
+def _offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def weights_on_disk(model: str) -> bool | None:
+    """Whether the model is a local folder or in the hub cache (None: a name the hub would refuse)."""
+    if Path(model).expanduser().is_dir():
+        return True
+    from huggingface_hub import try_to_load_from_cache
+
+    try:
+        return isinstance(try_to_load_from_cache(model, "config.json"), str)
+    except Exception:  # an invalid repo id: the real loader says why
+        return None
+
+
+def missing_weights(model: str) -> RerankerUnavailable | None:
+    """Why the model certainly cannot load, found without importing torch (seconds of a CLI query's start):
+    offline, and neither a local folder nor in the hub cache. None when loading is worth trying."""
+    if not _offline() or weights_on_disk(model) is not False:
+        return None
+    return RerankerUnavailable(f"reranker model {model} has no weights on this machine, and HF_HUB_OFFLINE=1 "
+                               "forbids downloading them", reranker_fix(model))
 
 
 class Reranker:
@@ -47,7 +84,7 @@ class Reranker:
         self.settings = settings
         self.device = device
         self._model: Any = None
-        self._error: str | None = None
+        self._error: RerankerUnavailable | None = None
         self._load_lock = threading.Lock()
         self._predict_lock = threading.Lock()
 
@@ -59,16 +96,18 @@ class Reranker:
         """The model, loading it on first use; raises RerankerUnavailable (every time) if it cannot be."""
         with self._load_lock:
             if self._model is None and self._error is None:
-                try:
-                    from sentence_transformers import CrossEncoder
+                self._error = missing_weights(self.settings.model)
+                if self._error is None:
+                    try:
+                        from sentence_transformers import CrossEncoder
 
-                    model = CrossEncoder(self.settings.model, device=self.device)
-                    model.eval()
-                    self._model = model
-                except Exception as exc:  # offline, no cache, not a cross-encoder, corrupt weights
-                    self._error = unavailable_reason(self.settings.model, exc)
-            if self._error is not None:
-                raise RerankerUnavailable(self._error)
+                        model = CrossEncoder(self.settings.model, device=self.device)
+                        model.eval()
+                        self._model = model
+                    except Exception as exc:  # offline, no cache, not a cross-encoder, corrupt weights
+                        self._error = unavailable(self.settings.model, exc)
+            if self._error is not None:  # a fresh exception each time: a raised one keeps its traceback
+                raise RerankerUnavailable(self._error.problem, self._error.fix)
             return self._model
 
     def score(self, query: str, passages: Sequence[str]) -> RerankOutcome:
@@ -78,7 +117,7 @@ class Reranker:
         try:
             model = self.load()
         except RerankerUnavailable as exc:
-            return RerankOutcome((), StageStatus("skipped", str(exc)))
+            return RerankOutcome((), StageStatus("skipped", str(exc), permanent=True))
         try:
             with self._predict_lock:
                 raw = model.predict([(query, p) for p in passages], batch_size=self.settings.batch_size,

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from kgrag.core.models import Embedder
-from kgrag.core.settings import AnswerSettings, Settings
+from kgrag.core.settings import AnswerSettings, RerankSettings, Settings
+from kgrag.retrieval.rerank import reranker_fix
 
 from tests.conftest import EXAMPLES_DIR
 from tests.gemini_standin import running_standin
@@ -38,6 +39,20 @@ def parse_sse(text: str) -> list[tuple[str, Any]]:
         fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
         events.append((fields["event"], json.loads(fields["data"])))
     return events
+
+
+def test_missing_reranker_weights_stay_in_stages_not_in_every_warning(
+        make_settings: Callable[..., Settings], embedder: Embedder) -> None:
+    """No cross-encoder ships offline: a condition of the server, not of the question, so the UI stops printing
+    it above every answer; `stages` keeps it, marked permanent, with the fix `kgrag doctor` gives."""
+    with client_for(api_settings(make_settings, rerank=RerankSettings()), embedder) as c:
+        ingest_examples(c)
+        body = c.post("/v1/query", json={"question": QUESTION, "top_k": 3}).json()
+    rerank = body["stages"]["rerank"]
+    assert rerank["state"] == "skipped" and rerank["permanent"] is True, rerank
+    assert rerank["reason"].endswith(reranker_fix(RerankSettings().model))
+    assert body["stages"]["dense"]["permanent"] is False
+    assert not any(w.startswith("rerank") for w in body["warnings"]), body["warnings"]
 
 
 def test_query_with_answer_returns_cited_extractive_answer(client: TestClient) -> None:

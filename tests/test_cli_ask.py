@@ -27,7 +27,7 @@ def test_ask_answers_with_resolved_citations_and_refuses_what_the_corpus_lacks(
     assert cited, answered.output
     for n in cited:  # every [n] in the answer is listed with its source
         assert re.search(rf"^\[{n}\] .+ — .+examples/.+ \(chunk \d+\)$", answered.output, re.MULTILINE)
-    assert "warning: rerank skipped" in answered.output  # no reranker weights offline: said, not hidden
+    assert "note: rerank skipped" in answered.output  # no reranker weights offline: said once, not hidden
 
     two_hop = runner.invoke(app, ["ask", "Who founded the company that acquired Lumen Robotics?"], env=env)
     assert two_hop.exit_code == 0, two_hop.output

@@ -98,6 +98,21 @@ def test_every_file_of_another_type_is_counted_and_listed(tmp_path: Path, fresh_
     assert "wordprocessingml" in listing and "text/csv" in listing
 
 
+def test_a_file_of_another_type_named_alone_is_skipped_as_in_a_folder(tmp_path: Path, fresh_database_url: str) -> None:
+    """`kgrag ingest org-chart.png` used to leave a permanent "failed" row; in a folder the same file is skipped."""
+    png = tmp_path / "org-chart.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n")
+    env = {"KGRAG_HOME": str(tmp_path / "home"), "KGRAG_DATABASE__URL": fresh_database_url, "COLUMNS": "250"}
+    out = CliRunner().invoke(app, ["ingest", str(png)], env=env)
+    assert out.exit_code == 0, out.output
+    assert re.search(r"│ other type or outside link \(skipped\) +│ 1 +│", out.output)
+    assert re.search(r"│ failed +│ 0 +│", out.output)
+    flat = " ".join(out.output.split())
+    assert f"skipped: {png.resolve()}: .png files are not ingested; supported:" in flat
+    listing = CliRunner().invoke(app, ["documents", "list"], env=env).output
+    assert "org-chart" not in listing and "no documents yet" in listing
+
+
 def test_a_plain_text_file_is_titled_by_its_heading_line_else_its_stem() -> None:
     """A .txt has no title field; the short line it opens with is its title, the file stem only a last resort."""
     headed = load_bytes(b"Project Heron\n\nThe Wren-3 firmware is developed under Project Heron.\n",
