@@ -33,6 +33,8 @@ class PassageHit:
     rerank_score: float | None = None
     explanations: dict[str, dict[str, Any]] = field(default_factory=dict)
     """List name → why that list returned this passage (the graph: linked node → … → this document)."""
+    position: int | None = None
+    """The chunk's place in its document (0-based): what a citation shows, not the chunk's database id."""
 
     @property
     def graph_entities(self) -> tuple[str, ...]:

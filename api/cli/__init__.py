@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from kgrag.api.cli.ask import ask as ask_command
 from kgrag.api.cli.common import (
+    CliApp,
     ExecutorKind,
     ExecutorOption,
     RayAddressOption,
@@ -30,7 +31,7 @@ from kgrag.retrieval.maintenance import delete_document_everywhere, publish_bm25
 from rich.markup import escape
 from rich.table import Table
 
-app = typer.Typer(
+app = CliApp(
     name="kgrag",
     help="Knowledge-graph-augmented RAG over your own documents.\n\n"
     "Typical session:  kgrag ingest examples/  →  kgrag graph build  →  kgrag ask \"…\"\n\n"
@@ -40,9 +41,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-documents_app = typer.Typer(help="List or delete stored documents.", no_args_is_help=True)
+documents_app = CliApp(help="List or delete stored documents.", no_args_is_help=True)
 app.add_typer(documents_app, name="documents")
-index_app = typer.Typer(help="The BM25 index every replica serves (built here, published in the database).",
+index_app = CliApp(help="The BM25 index every replica serves (built here, published in the database).",
                         no_args_is_help=True)
 app.add_typer(index_app, name="index")
 app.add_typer(graph_app, name="graph")

@@ -26,9 +26,10 @@ def ask(
 ) -> None:
     """Answer QUESTION from your documents, citing the passages it rests on as \\[n].
 
-    Uses Gemini when GEMINI_API_KEY (or Vertex AI settings) is configured, else an offline
-    extractive answerer that quotes the most relevant sentences. When the evidence is too weak
-    the answer is a refusal ("The documents don't say"), never a guess.
+    Uses Gemini when GEMINI_API_KEY (or Vertex AI settings) is configured, or any OpenAI-compatible
+    server (Ollama, vLLM, llama.cpp) named by KGRAG_ANSWER__OPENAI_MODEL and KGRAG_ANSWER__OPENAI_BASE_URL,
+    else an offline extractive answerer that quotes the most relevant sentences. When the evidence is too
+    weak the answer is a refusal ("The documents don't say"), never a guess.
 
     Example:  kgrag ask "Who founded the company that acquired Lumen Robotics?"
 
@@ -60,9 +61,12 @@ def print_sources(answer: Answer) -> None:
         err_console.print(f"[bold yellow]warning:[/] {escape(answer.warning)}")
     if answer.refused:
         return
-    console.print(f"[dim]({answer.mode} answer, {escape(answer.model)})[/]")
+    model = f", {answer.model}" if answer.model and answer.model != answer.mode else ""
+    console.print(f"[dim]({answer.mode} answer{escape(model)})[/]")
     for c in answer.citations:
         page = f", page {c.page}" if c.page is not None else ""
-        console.print(f"[bold][{c.number}][/] {escape(c.title)} — {escape(c.source)}{page} (chunk {c.chunk_id})")
+        # the chunk's place in its document (1-based), not its database id: "chunk 26" of a 3-chunk file misleads
+        part = f" (chunk {c.position + 1})" if c.position is not None else ""
+        console.print(f"[bold][{c.number}][/] {escape(c.title)} — {escape(c.source)}{page}{part}")
     if answer.unresolved:
         err_console.print(f"[yellow]note:[/] {escape(answer.unresolved_note)}")

@@ -35,8 +35,10 @@ def serve(
     Set KGRAG_API__API_KEYS='["a-long-random-key"]' to require `Authorization: Bearer <key>` on every
     /v1 route. With no keys the server listens only on localhost, unless you pass --allow-no-auth.
 
-    Answers come from Gemini when GEMINI_API_KEY (or Vertex AI settings) is set, otherwise from the
-    offline extractive answerer. Routes are described at http://HOST:PORT/docs (see docs/api.md).
+    Answers come from Gemini when GEMINI_API_KEY (or Vertex AI settings) is set, from an OpenAI-compatible
+    server (Ollama, vLLM, llama.cpp) when KGRAG_ANSWER__OPENAI_MODEL and KGRAG_ANSWER__OPENAI_BASE_URL are,
+    otherwise from the offline extractive answerer. Routes are described at http://HOST:PORT/docs (see
+    docs/api.md).
 
     Replicas: run as many as you like against one database (KGRAG_DATABASE__URL), each with its own
     KGRAG_HOME, behind a load balancer; they share the published BM25 index, graph and jobs through
