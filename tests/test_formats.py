@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 import re
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 from docx import Document
 from kgrag.api.cli import app
 from kgrag.core.errors import IngestError
-from kgrag.ingest.loaders import load_bytes
+from kgrag.ingest.loaders import load_bytes, load_file
 from typer.testing import CliRunner
 
 NEWS_PAGE = b"""<!DOCTYPE html><html><head><title>Acme news</title></head><body>
@@ -125,3 +126,16 @@ def test_a_plain_text_file_is_titled_by_its_heading_line_else_its_stem() -> None
     assert one_line.title == "p"  # a heading of nothing is the whole text, not a title
     table = load_bytes(b"city,country\nTartu,Estonia\n", source="c.csv", suffix=".csv", default_title="c")
     assert table.title == "c"  # a CSV's first line is its header row
+
+
+def test_pypdf_complaints_become_the_files_reason_not_raw_stderr(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]) -> None:
+    """pypdf logged "invalid pdf header: b'not a'" to stderr, naming no file, between the CLI's progress lines."""
+    bad = tmp_path / "broken.pdf"
+    bad.write_bytes(b"not a pdf at all")
+    with caplog.at_level(logging.DEBUG), pytest.raises(IngestError) as failed:
+        load_file(bad)
+    assert "is not a readable PDF" in failed.value.message and "invalid pdf header" in failed.value.message
+    assert not [r for r in caplog.records if r.name.startswith("pypdf")]
+    assert "invalid pdf header" not in capfd.readouterr().err
+    assert logging.getLogger("pypdf").propagate  # restored for everyone else

@@ -9,7 +9,7 @@ import typer
 from kgrag.api.cli.common import console, err_console, handle_errors, runtime
 from kgrag.api.cli.query import FILTER_HELP, exit_if_store_empty, parse_filters, parse_signals, print_warnings
 from kgrag.retrieval.answer.base import Answer
-from kgrag.retrieval.answer.factory import answerer_for
+from kgrag.retrieval.answer.factory import answerer_for, make_answerer, resolve_backend
 from kgrag.retrieval.answer.grounded import answer_stream, gate
 from kgrag.retrieval.pipeline import build_pipeline
 from kgrag.retrieval.sync import sync_for
@@ -37,12 +37,16 @@ def ask(
     """
     wanted = parse_signals(signals)
     where = parse_filters(filters)
-    with runtime(light=True) as rt, build_pipeline(rt, signals=wanted, builder=True) as pipe:
-        sync_for(rt, pipe, start=False).sync_once()  # the graph and BM25 index the database publishes
-        result = pipe.run(question, signals=wanted, rerank=not no_rerank, filters=where)
+    with runtime(light=True) as rt:
+        # A generative backend missing its key or model fails here, before seconds of retrieval, with the fix.
+        answerer = (make_answerer(rt.settings.answer) if resolve_backend(rt.settings.answer) != "extractive"
+                    else None)
+        with build_pipeline(rt, signals=wanted, builder=True) as pipe:
+            sync_for(rt, pipe, start=False).sync_once()  # the graph and BM25 index the database publishes
+            result = pipe.run(question, signals=wanted, rerank=not no_rerank, filters=where)
         exit_if_store_empty(result)
         print_warnings(result)
-        answerer = answerer_for(rt.settings.answer, embedder=rt.embedder, spacy=rt.spacy)
+        answerer = answerer or answerer_for(rt.settings.answer, embedder=rt.embedder, spacy=rt.spacy)
         final: Answer | None = None
         for event in answer_stream(result, gate(result, rt.settings), answerer, rt.settings):
             if isinstance(event, Answer):
