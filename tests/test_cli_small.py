@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -122,3 +123,18 @@ def test_ask_and_serve_help_name_the_openai_compatible_backend() -> None:
         out = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "200"})
         flat = " ".join(out.output.split())
         assert "OpenAI-compatible" in flat and "KGRAG_ANSWER__OPENAI_MODEL" in flat, command
+
+
+def test_serve_refuses_a_taken_port_before_announcing_its_url(tmp_path: Path) -> None:
+    """`kgrag serve` printed "web UI at http://…" and only then failed to bind: the URL showed another server."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        out = CliRunner().invoke(app, ["serve", "--port", str(port)],
+                                 env={"KGRAG_HOME": str(tmp_path / "home"), "COLUMNS": "200"})
+    flat = " ".join(out.output.split())
+    assert out.exit_code == 1, out.output
+    assert f"cannot listen on 127.0.0.1:{port}" in flat and f"kgrag serve --port {port + 1}" in flat
+    assert "web UI at" not in flat
+    assert not (tmp_path / "home").exists()  # refused before a database was started

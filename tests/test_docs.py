@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
+from collections.abc import Callable
 
+from kgrag.core.models import Embedder
 from kgrag.core.settings import ALLOW_UNKNOWN, Settings, env_example, setting_names
 from kgrag.ingest.loaders import SUPPORTED_SUFFIXES, load_file
 
 from tests.conftest import EXAMPLES_DIR, REPO_ROOT
+from tests.test_api_query import ingest_examples
+from tests.test_api_support import api_settings, client_for
 
 
 def test_every_readme_filter_example_matches_a_document_in_examples() -> None:
@@ -32,3 +37,24 @@ def test_env_example_is_generated_from_the_settings_and_names_every_one() -> Non
                                                            if n != "home"}
     assert "# KGRAG_RETRIEVAL__TOP_K=5" in committed and "# KGRAG_HOME=.kgrag" in committed
     assert not [line for line in committed.splitlines() if line and not line.startswith("#")]  # nothing set
+
+
+def _section(doc: str, heading: str) -> str:
+    return doc.split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_chat_curl_example_in_docs_api_works(make_settings: Callable[..., Settings], embedder: Embedder) -> None:
+    """The chat section had only a Python example; its curl example is run here as written (path and body)."""
+    chat = _section((REPO_ROOT / "docs" / "api.md").read_text(encoding="utf-8"), "## OpenAI-compatible chat")
+    block = re.search(r"```sh\n(curl .*?)\n```", chat, re.DOTALL)
+    assert block, "no curl example in the chat section"
+    words = shlex.split(block.group(1).split("\n#", 1)[0].replace("\\\n", " "))
+    url = next(w for w in words if "/v1/" in w)
+    body = json.loads(words[words.index("-d") + 1])
+    with client_for(api_settings(make_settings), embedder) as client:
+        ingest_examples(client)
+        reply = client.post(url[url.index("/v1/"):], json=body)
+    assert reply.status_code == 200, reply.text
+    out = reply.json()
+    assert out["object"] == "chat.completion" and out["model"] == "kgrag"
+    assert "Tomas Berg" in out["choices"][0]["message"]["content"] and out["citations"]

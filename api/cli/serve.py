@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 from typing import Annotated
 
 import typer
@@ -17,6 +18,22 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Refuse a taken port with the fix. uvicorn would say so only after the "web UI at" line was printed, so
+    the user opened a URL served by whatever else holds the port."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: TIME_WAIT is no conflict
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot listen on {host}:{port}: {exc.strerror or exc} (another server, perhaps another kgrag "
+                "serve, holds it)",
+                fix=f"stop that server, or pick another port: kgrag serve --port {port + 1}",
+            ) from exc
 
 
 @handle_errors
@@ -56,6 +73,7 @@ def serve(
             f"refusing to listen on {api.host} with no API keys: anyone could upload and delete documents",
             fix="set KGRAG_API__API_KEYS='[\"<key>\"]', listen on 127.0.0.1, or pass --allow-no-auth",
         )
+    check_port_free(api.host, api.port)  # before announcing a URL that another process answers
     if not api.api_keys:
         err_console.print("[yellow]note:[/] no API keys configured; every request is allowed")
     err_console.print(f"web UI at http://{api.host}:{api.port}/ · API docs at http://{api.host}:{api.port}/docs")
