@@ -68,6 +68,8 @@ def test_query_with_answer_returns_cited_extractive_answer(client: TestClient) -
     assert stages["dense"]["state"] == "ran" and stages["bm25"]["state"] == "ran"
     assert stages["rerank"]["state"] == "skipped" and stages["rerank"]["reason"]
     assert stages["answer"]["state"] == "ran" and body["gate"]["verdict"] == "pass"
+    # each example is one chunk: its place in its document is 0, whatever its database id
+    assert {h["position"] for h in body["hits"]} == {0} and {c["position"] for c in body["citations"]} == {0}
     answer = body["answer"]
     assert answer["mode"] == "extractive" and "Extractive answer" in answer["text"]
     assert "Tomas Berg" in answer["text"]
@@ -82,7 +84,7 @@ def test_query_with_answer_returns_cited_extractive_answer(client: TestClient) -
 def test_query_without_answer_skips_the_answer_stage(client: TestClient) -> None:
     body = client.post("/v1/query", json={"question": QUESTION, "answer": False, "signals": ["bm25"]}).json()
     assert body["answer"] is None and body["citations"] == []
-    assert body["stages"]["answer"] == {"state": "skipped",
+    assert body["stages"]["answer"] == {"state": "skipped", "permanent": False,
                                         "reason": "answers turned off for this query (answer=false)"}
     assert "dense" not in body["stages"] and body["hits"][0]["ranks"].keys() == {"bm25"}
 

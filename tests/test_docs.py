@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from kgrag.core.models import Embedder
 from kgrag.core.settings import ALLOW_UNKNOWN, Settings, env_example, setting_names
@@ -58,3 +60,16 @@ def test_the_chat_curl_example_in_docs_api_works(make_settings: Callable[..., Se
     out = reply.json()
     assert out["object"] == "chat.completion" and out["model"] == "kgrag"
     assert "Tomas Berg" in out["choices"][0]["message"]["content"] and out["citations"]
+
+
+def test_screenshots_show_repository_relative_sources() -> None:
+    """The README's pictures showed /home/<someone>/…/examples/…: bench/screenshots.py ingests relative names."""
+    sys.path.insert(0, str(REPO_ROOT / "bench"))
+    try:
+        import screenshots
+    finally:
+        sys.path.remove(str(REPO_ROOT / "bench"))
+    docs = screenshots.example_documents()
+    assert len(docs) == len([p for p in EXAMPLES_DIR.iterdir() if p.suffix in SUPPORTED_SUFFIXES])
+    assert all(d.source.startswith("examples/") and not Path(d.source).is_absolute() for d in docs)
+    assert all(str(REPO_ROOT) not in d.source for d in docs)
