@@ -74,6 +74,7 @@ def test_empty_store_says_so_and_exits_non_zero(tmp_path: Path, fresh_database_u
         out = " ".join(result.output.split())
         assert result.exit_code == EMPTY_STORE_EXIT, (command, result.output)
         assert "the store is empty" in out and "run `kgrag ingest PATH`" in out, command
+        assert f"data home {(tmp_path / 'home').resolve()}" in out and "KGRAG_HOME" in out  # which store it read
         assert "try other words" not in out and "The documents don't say" not in out, command
 
 

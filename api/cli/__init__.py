@@ -192,7 +192,10 @@ def index_build(
 @app.command()
 @handle_errors
 def doctor() -> None:
-    """Check the database, pgvector and the models, and say how to fix what fails.
+    """Check the data home, the database, what it stores, pgvector and the models; say how to fix what fails.
+
+    It names the data home and database it checked and warns when the store is empty (a second home,
+    another folder or a missing KGRAG_HOME, is the usual reason a query finds nothing). It loads no model.
 
     Example:  kgrag doctor
     """

@@ -44,7 +44,7 @@ def ask(
         with build_pipeline(rt, signals=wanted, builder=True) as pipe:
             sync_for(rt, pipe, start=False).sync_once()  # the graph and BM25 index the database publishes
             result = pipe.run(question, signals=wanted, rerank=not no_rerank, filters=where)
-        exit_if_store_empty(result)
+        exit_if_store_empty(result, rt.settings.home)
         print_warnings(result)
         answerer = answerer or answerer_for(rt.settings.answer, embedder=rt.embedder, spacy=rt.spacy)
         final: Answer | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -75,7 +76,7 @@ def query(
     with runtime(light=True) as rt, build_pipeline(rt, signals=wanted, builder=True) as pipe:
         sync_for(rt, pipe, start=False).sync_once()  # the graph and BM25 index the database publishes
         result = pipe.run(question, signals=wanted, top_k=top_k, rerank=not no_rerank, filters=where)
-    exit_if_store_empty(result)
+    exit_if_store_empty(result, rt.settings.home)
     print_result(result, explain=explain)
 
 
@@ -83,11 +84,14 @@ EMPTY_STORE_EXIT = 3
 """Distinct from 1 (an error) and 0 (an answer): a script can tell "nothing ingested" apart."""
 
 
-def exit_if_store_empty(result: PipelineResult) -> None:
-    """An empty store is not "no passage matched": say so, with the fix, and exit non-zero."""
+def exit_if_store_empty(result: PipelineResult, home: Path) -> None:
+    """An empty store is not "no passage matched": say so, naming the data home (a second home is the usual
+    cause, e.g. another folder or a missing KGRAG_HOME), with the fix, and exit non-zero."""
     if result.corpus_empty:
-        err_console.print("[bold red]error:[/] the store is empty: no documents have been ingested yet")
-        err_console.print("[bold]fix:[/] run `kgrag ingest PATH` (files or folders), then ask again")
+        err_console.print(f"[bold red]error:[/] the store is empty: no documents have been ingested into the data "
+                          f"home {escape(str(home.resolve()))} yet")
+        err_console.print("[bold]fix:[/] run `kgrag ingest PATH` (files or folders), then ask again; or set "
+                          "KGRAG_HOME to the home you ingested into (`kgrag doctor` shows which one it uses)")
         raise typer.Exit(EMPTY_STORE_EXIT)
 
 
