@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
-export KGRAG_HOME ?= .kgrag/demo
+# No KGRAG_HOME here: `make demo`, the README's commands and `kgrag serve` share the default home, ./.kgrag.
 
 .PHONY: setup system-deps demo eval eval-one test lint bench bench-quick bench-1m ui screenshots clean
 

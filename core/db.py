@@ -109,7 +109,7 @@ class Database:
                 conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
         except psycopg.Error as exc:
             raise DatabaseError(
-                f"cannot reach PostgreSQL with pgvector at {_redact(self.url)} ({exc})".strip(),
+                f"cannot reach PostgreSQL with pgvector at {redact(self.url)} ({exc})".strip(),
                 fix="start the server, install pgvector (CREATE EXTENSION vector), or unset "
                 "KGRAG_DATABASE__URL to use the embedded server",
             ) from exc
@@ -225,7 +225,8 @@ def _unavailable() -> DatabaseUnavailableError:
     return DatabaseUnavailableError("the database is unavailable", fix=_UNAVAILABLE_FIX)
 
 
-def _redact(url: str) -> str:
+def redact(url: str) -> str:
+    """The URL with its password masked: safe to print."""
     if "@" in url and "://" in url:
         scheme, rest = url.split("://", 1)
         creds, host = rest.rsplit("@", 1)

@@ -72,7 +72,10 @@ class Embedder:
             digest = hashlib.sha256()
             state = self.model.state_dict()
             for key in sorted(state):
-                tensor = state[key].detach().reshape(-1)[:64].to("cpu").float().numpy()
+                value = state[key]
+                if hasattr(value, "detach"):  # torch; the numpy encoder's arrays hash to the same revision
+                    value = value.detach().to("cpu").float().numpy()
+                tensor = np.ascontiguousarray(np.asarray(value, dtype=np.float32).reshape(-1)[:64])
                 digest.update(f"{key}:{tuple(state[key].shape)}:".encode())
                 digest.update(tensor.tobytes())
             self._identity = {"name": self.name, "revision": digest.hexdigest()[:16], "dim": str(self.dim)}
@@ -159,7 +162,52 @@ class _QueuedQuery:
         self.error: BaseException | None = None
 
 
-def load_embedder(settings: EmbeddingSettings) -> Embedder:
+def numpy_folder(settings: EmbeddingSettings, *, light: bool = False) -> Path | None:
+    """The model folder when the numpy encoder should compute it (see EmbeddingSettings.backend), else None.
+
+    ``light``: the caller is a one-shot query, where importing torch would cost more than the query."""
+    if settings.backend == "torch" or (settings.backend == "auto" and not light):
+        return None
+    from kgrag.core.numpy_encoder import supported
+
+    path = Path(resolve_embedding_model(settings.model))
+    if supported(path):
+        return path
+    if settings.backend == "numpy":
+        raise ModelUnavailableError(
+            f"KGRAG_EMBEDDING__BACKEND=numpy cannot compute {settings.model!r}: it needs a local sentence-transformers "
+            "folder of a mean-pooled BERT (modules Transformer, Pooling, Normalize; model.safetensors, tokenizer.json)",
+            fix="set KGRAG_EMBEDDING__BACKEND=auto (or torch)",
+        )
+    return None
+
+
+def embedding_dim_without_loading(settings: EmbeddingSettings) -> int | None:
+    """The model's dimension read from its folder's config, when it can be (a database is created with it, so
+    `kgrag documents list` on a new home needs no model); None when only loading the model can say."""
+    from kgrag.core.numpy_encoder import model_dim, supported
+
+    try:
+        path = Path(resolve_embedding_model(settings.model))
+    except ModelUnavailableError:
+        return None
+    return model_dim(path) if supported(path) else None
+
+
+def max_tokens_without_loading(folder: Path) -> int:
+    """The token window of a folder the numpy encoder computes (what Embedder.max_tokens would say)."""
+    from kgrag.core.numpy_encoder import max_seq_length
+
+    return max_seq_length(folder)
+
+
+def load_embedder(settings: EmbeddingSettings, *, light: bool = False) -> Embedder:
+    """The configured model, computed by torch or, for one-shot queries (``light``), by numpy when it can be."""
+    folder = numpy_folder(settings, light=light)
+    if folder is not None:
+        from kgrag.core.numpy_encoder import NumpySentenceEncoder
+
+        return Embedder(NumpySentenceEncoder(folder), settings.model, yield_every=settings.yield_every)
     path = resolve_embedding_model(settings.model)
     try:
         from sentence_transformers import SentenceTransformer

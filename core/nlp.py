@@ -7,15 +7,23 @@ imported only inside ``load_spacy``, so `kgrag --help` never pays for it.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from kgrag.core.errors import ModelUnavailableError
 
 
-def load_spacy(name: str) -> Any:
-    """The named pipeline, freshly loaded, with a sentence splitter ready to enable."""
+def load_spacy(name: str, *, without_torch: bool = False) -> Any:
+    """The named pipeline, freshly loaded, with a sentence splitter ready to enable.
+
+    ``without_torch``: spaCy's thinc imports torch, when installed, only to offer PyTorch-backed layers, which
+    the packaged CNN pipelines never use; a one-shot query whose embedder runs in numpy blocks that import
+    (seconds of its start) while spaCy is first imported. torch stays importable afterwards."""
     try:
-        import spacy
+        with _torch_hidden(without_torch and "spacy" not in sys.modules and "torch" not in sys.modules):
+            import spacy
 
         nlp = spacy.load(name)
     except (ImportError, OSError) as exc:
@@ -25,6 +33,19 @@ def load_spacy(name: str) -> Any:
         ) from exc
     _enable_sentence_splitter(nlp)
     return nlp
+
+
+@contextmanager
+def _torch_hidden(hide: bool) -> Iterator[None]:
+    if not hide:
+        yield
+        return
+    sys.modules["torch"] = None  # type: ignore[assignment]  # makes `import torch` raise ImportError
+    try:
+        yield
+    finally:
+        if sys.modules.get("torch", 0) is None:
+            del sys.modules["torch"]
 
 
 def _enable_sentence_splitter(nlp: Any) -> None:

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from kgrag.core.artifacts import ArtifactStore
 from kgrag.core.db import Database, check_embedding_model
-from kgrag.core.models import Embedder, load_embedder
+from kgrag.core.models import Embedder, embedding_dim_without_loading, load_embedder, numpy_folder
 from kgrag.core.nlp import load_spacy
 from kgrag.core.sandbox import PARSER_MODULES, Sandbox
 from kgrag.core.settings import Settings
@@ -26,8 +26,11 @@ T = TypeVar("T")
 
 
 class Runtime:
-    def __init__(self, settings: Settings, *, embedder: Embedder | None = None) -> None:
+    def __init__(self, settings: Settings, *, embedder: Embedder | None = None, light: bool = False) -> None:
+        """``light``: a one-shot query process (`kgrag query`, `kgrag ask`), where the numpy encoder saves the
+        seconds torch takes to import (EmbeddingSettings.backend)."""
         self.settings = settings
+        self.light = light
         self._lock = threading.RLock()
         if embedder is not None:
             self.__dict__["embedder"] = embedder
@@ -41,7 +44,7 @@ class Runtime:
         with self._lock:
             if "embedder" in self.__dict__:  # pragma: no cover - set while we waited
                 return self.__dict__["embedder"]
-            return load_embedder(self.settings.embedding)
+            return load_embedder(self.settings.embedding, light=self.light)
 
     def shared(self, key: Hashable, make: Callable[[], T]) -> T:
         """The resource made by ``make`` for ``key``, made once per runtime on first use. Each key has its
@@ -57,15 +60,24 @@ class Runtime:
     def spacy(self, name: str | None = None) -> Any:
         """The spaCy pipeline ``name`` (default: settings.graph.spacy_model), loaded once, on first use."""
         model = name or self.settings.graph.spacy_model
-        return self.shared(("spacy", model), lambda: load_spacy(model))
+        without_torch = self.light and numpy_folder(self.settings.embedding, light=True) is not None
+        return self.shared(("spacy", model), lambda: load_spacy(model, without_torch=without_torch))
 
     @property
     def db(self) -> Database:
         with self._lock:
             if self._db is None:
                 self.settings.home.mkdir(parents=True, exist_ok=True)
-                self._db = Database.from_settings(self.settings, embedding_dim=lambda: self.embedder.dim)
+                self._db = Database.from_settings(self.settings, embedding_dim=self._embedding_dim)
             return self._db
+
+    def _embedding_dim(self) -> int:
+        """For a new database's schema: read from the model's config when it can be, so no model loads."""
+        if "embedder" not in self.__dict__:
+            dim = embedding_dim_without_loading(self.settings.embedding)
+            if dim is not None:
+                return dim
+        return self.embedder.dim
 
     def checked_embedder(self) -> Embedder:
         """The embedder, after checking its vectors fit the database (ingest and query use this)."""

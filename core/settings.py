@@ -57,6 +57,13 @@ class EmbeddingSettings(BaseModel):
                     "latency flat during a large upload, larger gives ingestion a little more throughput.",
     )
     device: str = "cpu"
+    backend: Literal["auto", "torch", "numpy"] = Field(
+        default="auto",
+        description="What computes embeddings. torch: sentence-transformers. numpy: the same mean-pooled BERT "
+        "weights in plain numpy (core/numpy_encoder.py; no torch import, so a query starts sooner: "
+        "bench/CLI_START.md; slower on bulk batches). auto: numpy for one-shot CLI queries (`kgrag query`, "
+        "`kgrag ask`) when the model is such a BERT folder, torch everywhere else.",
+    )
 
 
 class ChunkingSettings(BaseModel):
@@ -446,6 +453,46 @@ def setting_names() -> frozenset[str]:
     return frozenset(names)
 
 
+def env_example() -> str:
+    """The text of `.env.example`: every setting as a commented-out ``KGRAG_*=default`` line under its description,
+    generated from this module so it never drifts (tests/test_docs.py compares the committed file)."""
+    lines = ["# kgrag settings: copy to .env (or export them) and uncomment what you change. Every line shows the",
+             "# default. Generated from core/settings.py:",
+             "#   python -m kgrag.core.settings > .env.example",
+             "# Answer model keys are read under their vendors' names too: GEMINI_API_KEY (or GOOGLE_API_KEY),",
+             "# OPENAI_API_KEY, OPENAI_BASE_URL.", ""]
+
+    def value(v: Any) -> str:
+        if isinstance(v, bool):
+            return str(v).lower()
+        if isinstance(v, list | tuple | dict):
+            return json.dumps(v)
+        return "" if v is None else str(v)
+
+    def walk(model: type[BaseModel], instance: BaseModel | None, prefix: str) -> None:
+        dumped = instance.model_dump(mode="json") if instance is not None else {}
+        for field_name, info in model.model_fields.items():
+            name = f"{prefix}{field_name.upper()}"
+            if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel):
+                lines.append(f"# --- {field_name} ---")
+                walk(info.annotation, info.annotation(), name + "__")
+                continue
+            default = dumped[field_name] if instance is not None else info.get_default(call_default_factory=True)
+            if info.description:
+                lines.extend(f"# {chunk}" for chunk in _wrap(info.description))
+            lines.append(f"# {name}={value(default)}")
+        lines.append("")
+
+    walk(Settings, None, "KGRAG_")
+    return "\n".join(lines)
+
+
+def _wrap(text: str, width: int = 110) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(" ".join(text.split()), width, break_long_words=False, break_on_hyphens=False) or [""]
+
+
 def unknown_settings(environ: Mapping[str, str], env_file: Path | None = Path(".env")) -> list[tuple[str, str]]:
     """(name, where) of every KGRAG_* variable or .env key that no setting reads: a typo there is otherwise
     silently ignored and the default used ("KGRAG_RETREIVAL__TOP_K=2" still returns 5 results)."""
@@ -478,3 +525,7 @@ def check_known_settings(environ: Mapping[str, str], env_file: Path | None = Pat
         lines.append(f"{name} ({where})" + (f": did you mean {close[0]}?" if close else ""))
     raise ConfigError(f"unknown setting{'s' if len(lines) > 1 else ''}: " + "; ".join(lines),
                       fix=f"correct the name, or set {ALLOW_UNKNOWN}=1 to ignore KGRAG_* names no setting reads")
+
+
+if __name__ == "__main__":  # `python -m kgrag.core.settings > .env.example`
+    print(env_example(), end="")

@@ -227,6 +227,12 @@ class Store:
         with self.db.connection() as conn:
             return not conn.execute("SELECT EXISTS (SELECT 1 FROM chunks)").fetchone()[0]
 
+    def document_counts(self) -> dict[str, int]:
+        """Documents per status ("indexed", "pending", "failed"), only those present."""
+        with self.db.connection() as conn:
+            rows = conn.execute("SELECT status, count(*) FROM documents GROUP BY status ORDER BY status").fetchall()
+        return {str(status): int(n) for status, n in rows}
+
     def count_chunks(self) -> int:
         with self.db.connection() as conn:
             return int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])

@@ -7,9 +7,12 @@ the rest of the batch. PDFs keep their page numbers so answers can cite them.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
+import threading
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from frontmatter import YAMLHandler
@@ -403,6 +406,35 @@ def _load_csv(data: bytes, source: str, limits: IngestSettings) -> _Loaded:
 
 
 def _load_pdf(data: bytes, source: str, limits: IngestSettings) -> _Loaded:
+    with _pypdf_messages() as said:
+        return _read_pdf(data, source, limits, said)
+
+
+@contextmanager
+def _pypdf_messages() -> Iterator[list[str]]:
+    """pypdf's log warnings from this thread ("invalid pdf header: …"), kept for the file's reason instead of
+    going raw to stderr, where they interleave with the CLI's progress and name no file."""
+    said: list[str] = []
+    me = threading.get_ident()
+
+    class _Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.thread == me:
+                said.append(record.getMessage().strip())
+
+    logger = logging.getLogger("pypdf")
+    handler = _Collect(level=logging.WARNING)
+    propagate = logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield said
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+
+
+def _read_pdf(data: bytes, source: str, limits: IngestSettings, said: list[str]) -> _Loaded:
     import io
 
     from pypdf import PdfReader
@@ -419,7 +451,8 @@ def _load_pdf(data: bytes, source: str, limits: IngestSettings) -> _Loaded:
     except IngestError:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
-        raise IngestError(f"{source} is not a readable PDF ({exc})", fix="check the file is a valid PDF") from exc
+        detail = "; ".join([str(exc), *dict.fromkeys(m for m in said if m)])
+        raise IngestError(f"{source} is not a readable PDF ({detail})", fix="check the file is a valid PDF") from exc
     if not any(p.text.strip() for p in pages):
         raise IngestError(f"{source} has no text layer (scanned PDF?)", fix="run OCR on it first, e.g. ocrmypdf")
     return title, pages, {"page_count": len(pages)}
@@ -456,6 +489,9 @@ def discover(paths: list[Path], *, follow_outside_links: bool = False
             found: list[Path] = []
             _walk(p, follow_outside_links, found, skipped)
             files.extend(sorted(found))
+        elif p.is_file() and p.suffix.lower() not in SUPPORTED_SUFFIXES:
+            # skipped as it would be inside a folder: a type kgrag cannot read is no failed document to keep
+            skipped.append((str(p.resolve()), unsupported_reason(p.suffix)))
         elif p.is_file():
             files.append(p)
         else:

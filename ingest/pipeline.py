@@ -135,6 +135,14 @@ class Ingestor:
             raise IngestError(f"{source} could not be parsed ({type(exc).__name__})",
                               fix="check the file opens in its usual program; re-save or convert it") from exc
 
+    @staticmethod
+    def nothing_to_read(paths: Sequence[Path], *, follow_outside_links: bool = False) -> IngestReport | None:
+        """The whole report when ``paths`` hold no file to read (missing paths, other types only), else None.
+
+        Lets the CLI answer `kgrag ingest /nonexistent` without loading the embedding model or a database."""
+        files, missing, skipped = discover(list(paths), follow_outside_links=follow_outside_links)
+        return None if files else IngestReport(failed=list(missing), skipped=skipped)
+
     def ingest_paths(self, paths: Sequence[Path], *, on_file: Progress | None = None,
                      on_total: Callable[[int], None] | None = None, follow_outside_links: bool = False
                      ) -> IngestReport:

@@ -56,6 +56,8 @@ class StageStatus:
 
     state: StageState
     reason: str = ""
+    permanent: bool = False
+    """The same for every query of this process (no reranker weights): said once, not on every answer."""
 
     @classmethod
     def ran(cls) -> StageStatus:

@@ -301,6 +301,7 @@ def _passage(rank: int, hit: FusedHit, chunk: ChunkRecord, rerank_score: float |
         rank=rank, chunk_id=chunk.id, document_id=chunk.document_id, text=chunk.text, source=chunk.source,
         title=chunk.title, page=chunk.page, fused_score=hit.score, ranks=dict(hit.ranks),
         scores=dict(hit.scores), rerank_score=rerank_score, explanations=dict(hit.explanations),
+        position=chunk.position,
     )
 
 

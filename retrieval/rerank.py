@@ -10,6 +10,7 @@ remembered, so a process without the model does not retry on every request.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,7 +24,12 @@ log = logging.getLogger(__name__)
 
 
 class RerankerUnavailable(Exception):
-    """The configured model could not be loaded; ``str()`` is the user-facing reason."""
+    """The configured model could not be loaded: ``problem`` and ``fix``; ``str()`` is both, for users."""
+
+    def __init__(self, problem: str, fix: str) -> None:
+        super().__init__(f"{problem}: {fix}")
+        self.problem = problem
+        self.fix = fix
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,22 +43,53 @@ def is_local_folder(model: str) -> bool:
     return model.startswith(("/", ".", "~")) or Path(model).expanduser().exists()
 
 
-def unavailable_reason(model: str, exc: BaseException) -> str:
-    """The reason shown in ``stages.rerank`` (to API clients too), so never a local path or the loader's raw
-    text, which quotes paths and internals; both go to the server log. The fix fits what the setting names:
-    a hub model needs its weights downloaded once, a local folder needs to hold a whole cross-encoder."""
+def reranker_fix(model: str) -> str:
+    """The one fix text for missing cross-encoder weights: the query's status and `kgrag doctor` both say it."""
+    return (f"to get its weights, run once while online with HF_HUB_OFFLINE=0: python -c \"from "
+            f"sentence_transformers import CrossEncoder; CrossEncoder('{model}')\" (they are cached for offline use), "
+            "or set KGRAG_RERANK__MODEL to a local cross-encoder folder")
+
+
+def unavailable(model: str, exc: BaseException) -> RerankerUnavailable:
+    """What ``stages.rerank`` says (to API clients too), so never a local path or the loader's raw text, which
+    quotes paths and internals (both go to the server log). The fix fits what the setting names: a hub model
+    needs its weights downloaded once, a local folder needs to hold a whole cross-encoder."""
     if is_local_folder(model):
         missing = not Path(model).expanduser().exists()
         problem = "does not exist" if missing else f"does not hold a loadable cross-encoder ({type(exc).__name__})"
-        return (f"the reranker's local model folder (KGRAG_RERANK__MODEL) {problem}: point KGRAG_RERANK__MODEL at "
-                "a folder saved by CrossEncoder.save_pretrained (config.json, the weights and the tokenizer "
-                "files), or at a hub name such as cross-encoder/ms-marco-MiniLM-L6-v2; the server log names "
-                "the folder and the error")
+        return RerankerUnavailable(
+            f"the reranker's local model folder (KGRAG_RERANK__MODEL) {problem}",
+            "point KGRAG_RERANK__MODEL at a folder saved by CrossEncoder.save_pretrained (config.json, the weights "
+            "and the tokenizer files), or at a hub name such as cross-encoder/ms-marco-MiniLM-L6-v2; the server "
+            "log names the folder and the error")
     detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return (f"reranker model {model} could not be loaded ({type(exc).__name__}: {detail[:200]}): "
-            f"to get its weights, run once while online with HF_HUB_OFFLINE=0: python -c \"from "
-            f"sentence_transformers import CrossEncoder; CrossEncoder('{model}')\" (they are cached for offline use), "
-            "or set KGRAG_RERANK__MODEL to a local cross-encoder folder")
+    return RerankerUnavailable(f"reranker model {model} could not be loaded ({type(exc).__name__}: {detail[:200]})",
+                               reranker_fix(model))
+
+
+def _offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def weights_on_disk(model: str) -> bool | None:
+    """Whether the model is a local folder or in the hub cache (None: a name the hub would refuse)."""
+    if Path(model).expanduser().is_dir():
+        return True
+    from huggingface_hub import try_to_load_from_cache
+
+    try:
+        return isinstance(try_to_load_from_cache(model, "config.json"), str)
+    except Exception:  # an invalid repo id: the real loader says why
+        return None
+
+
+def missing_weights(model: str) -> RerankerUnavailable | None:
+    """Why the model certainly cannot load, found without importing torch (seconds of a CLI query's start):
+    offline, and neither a local folder nor in the hub cache. None when loading is worth trying."""
+    if not _offline() or weights_on_disk(model) is not False:
+        return None
+    return RerankerUnavailable(f"reranker model {model} has no weights on this machine, and HF_HUB_OFFLINE=1 "
+                               "forbids downloading them", reranker_fix(model))
 
 
 class Reranker:
@@ -66,7 +103,7 @@ class Reranker:
         self.settings = settings
         self.device = device
         self._model: Any = None
-        self._error: str | None = None
+        self._error: RerankerUnavailable | None = None
         self._load_lock = threading.Lock()
         self._predict_lock = threading.Lock()
 
@@ -78,18 +115,20 @@ class Reranker:
         """The model, loading it on first use; raises RerankerUnavailable (every time) if it cannot be."""
         with self._load_lock:
             if self._model is None and self._error is None:
-                try:
-                    from sentence_transformers import CrossEncoder
+                self._error = missing_weights(self.settings.model)
+                if self._error is None:
+                    try:
+                        from sentence_transformers import CrossEncoder
 
-                    model = CrossEncoder(self.settings.model, device=self.device)
-                    model.eval()
-                    self._model = model
-                except Exception as exc:  # offline, no cache, not a cross-encoder, corrupt weights
-                    log.warning("reranker model %s could not be loaded: %s: %s", self.settings.model,
-                                type(exc).__name__, exc)
-                    self._error = unavailable_reason(self.settings.model, exc)
-            if self._error is not None:
-                raise RerankerUnavailable(self._error)
+                        model = CrossEncoder(self.settings.model, device=self.device)
+                        model.eval()
+                        self._model = model
+                    except Exception as exc:  # offline, no cache, not a cross-encoder, corrupt weights
+                        log.warning("reranker model %s could not be loaded: %s: %s", self.settings.model,
+                                    type(exc).__name__, exc)
+                        self._error = unavailable(self.settings.model, exc)
+            if self._error is not None:  # a fresh exception each time: a raised one keeps its traceback
+                raise RerankerUnavailable(self._error.problem, self._error.fix)
             return self._model
 
     def score(self, query: str, passages: Sequence[str]) -> RerankOutcome:
@@ -99,7 +138,7 @@ class Reranker:
         try:
             model = self.load()
         except RerankerUnavailable as exc:
-            return RerankOutcome((), StageStatus("skipped", str(exc)))
+            return RerankOutcome((), StageStatus("skipped", str(exc), permanent=True))
         try:
             with self._predict_lock:
                 raw = model.predict([(query, p) for p in passages], batch_size=self.settings.batch_size,

@@ -33,6 +33,8 @@ class PassageHit:
     rerank_score: float | None = None
     explanations: dict[str, dict[str, Any]] = field(default_factory=dict)
     """List name → why that list returned this passage (the graph: linked node → … → this document)."""
+    position: int | None = None
+    """The chunk's place in its document (0-based): what a citation shows, not the chunk's database id."""
 
     @property
     def graph_entities(self) -> tuple[str, ...]:
@@ -69,11 +71,20 @@ class PipelineResult:
         """A line per stage that did not run, or ran on a stale graph: shown to the user, never swallowed."""
         lines = [EMPTY_STORE] if self.corpus_empty else []
         for stage, status in self.statuses.items():
+            if status.permanent:
+                continue  # in ``notes``
             if status.state != "ran":
                 lines.append(f"{stage} {status.state}: {status.reason}")
             elif self.explanations.get(stage, {}).get("stale"):
                 lines.append(f"{stage} ran on a stale graph: {status.reason}")
         return lines
+
+    @property
+    def notes(self) -> list[str]:
+        """A line per stage that cannot run in this process at all (no reranker weights): the same for every
+        query, so a caller says it once (the CLI on its query, the API in ``stages``), not above every answer."""
+        return [f"{stage} {status.state}: {status.reason}" for stage, status in self.statuses.items()
+                if status.permanent and status.state != "ran"]
 
     @property
     def load_seconds(self) -> float:

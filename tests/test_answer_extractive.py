@@ -27,8 +27,9 @@ def test_extractive_answer_picks_relevant_sentences_and_cites_them(embedder: Emb
     final = events[-1]
     assert events[0] == EXTRACTIVE_NOTICE
     assert final.mode == "extractive" and final.text.startswith("Extractive answer")
-    assert "Mount Etna is an active volcano in Sicily. [2]" in final.text
-    assert [(c.number, c.chunk_id, c.page) for c in final.citations] == [(2, 22, 2)]
+    # the second passage is the only one quoted: cited as [1], numbers never skip (issue 27)
+    assert "Mount Etna is an active volcano in Sicily. [1]" in final.text
+    assert [(c.number, c.chunk_id, c.page) for c in final.citations] == [(1, 22, 2)]
 
 
 def test_extractive_answer_works_without_an_embedder(nlp: Any) -> None:
@@ -187,3 +188,34 @@ def test_a_comparison_quotes_both_sides(embedder: Embedder, nlp: Any) -> None:
                       number_passages(COMPARISON))
     assert "Hubert Mordek (8 May 1939 - 17 March 2006) was a German historian. [1]" in answer.text
     assert "Levon Grigorian (7 September 1947 - 29 November 1975)" in answer.text
+
+
+def test_citation_numbers_follow_the_quotes_and_never_skip(embedder: Embedder, nlp: Any) -> None:
+    """Numbered by retrieval rank, an answer quoting passages 1 and 3 listed [1] and [3], as if [2] were lost."""
+    chunks = [
+        ChunkRecord(id=31, document_id=3, position=0, page=None, source="etna.md", title="Etna",
+                    text="Mount Etna is an active volcano in Sicily."),
+        ChunkRecord(id=32, document_id=4, position=0, page=None, source="bread.md", title="Bread",
+                    text="Yeast makes bread rise in a warm kitchen."),
+        ChunkRecord(id=33, document_id=5, position=0, page=None, source="stromboli.md", title="Stromboli",
+                    text="Stromboli is an active volcano north of Sicily."),
+    ]
+    answer = complete(ExtractiveAnswerer(embedder, nlp, max_sentences=3), "Which volcanoes are active in Sicily?",
+                      number_passages(chunks))
+    numbers = [c.number for c in answer.citations]
+    assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) == 2, answer.text
+    assert {c.chunk_id for c in answer.citations} == {31, 33}
+    quoted = {31: "Mount Etna is an active volcano in Sicily.", 33: "Stromboli is an active volcano north of Sicily."}
+    for c in answer.citations:  # each number in the text points at the passage it quotes
+        assert f"{quoted[c.chunk_id]} [{c.number}]" in answer.text
+
+
+def test_a_heading_without_a_hash_is_not_glued_into_the_sentence_below(nlp: Any) -> None:
+    """Plain-text, HTML and Word headings have no '#': "Who builds it The device firmware …" was quoted."""
+    text = ("Project Heron\n\nWho builds it\nThe device firmware is written by the Wren team in Bergen.\n\n"
+            "The firmware was developed by\nAda Lovelace in 1843 and then shipped to many customers.")
+    sentences = [s for s, _ in split_sentences(nlp, [text])[0]]
+    assert "The device firmware is written by the Wren team in Bergen." in sentences
+    assert not any("Who builds it" in s for s in sentences)  # a heading alone is not worth quoting either
+    # a hard-wrapped line ending on "by" is no heading: its sentence stays whole
+    assert "The firmware was developed by Ada Lovelace in 1843 and then shipped to many customers." in sentences

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from kgrag.core.models import Embedder
-from kgrag.core.settings import AnswerSettings, Settings
+from kgrag.core.settings import AnswerSettings, RerankSettings, Settings
+from kgrag.retrieval.rerank import reranker_fix
 
 from tests.conftest import EXAMPLES_DIR
 from tests.gemini_standin import running_standin
@@ -40,6 +41,20 @@ def parse_sse(text: str) -> list[tuple[str, Any]]:
     return events
 
 
+def test_missing_reranker_weights_stay_in_stages_not_in_every_warning(
+        make_settings: Callable[..., Settings], embedder: Embedder) -> None:
+    """No cross-encoder ships offline: a condition of the server, not of the question, so the UI stops printing
+    it above every answer; `stages` keeps it, marked permanent, with the fix `kgrag doctor` gives."""
+    with client_for(api_settings(make_settings, rerank=RerankSettings()), embedder) as c:
+        ingest_examples(c)
+        body = c.post("/v1/query", json={"question": QUESTION, "top_k": 3}).json()
+    rerank = body["stages"]["rerank"]
+    assert rerank["state"] == "skipped" and rerank["permanent"] is True, rerank
+    assert rerank["reason"].endswith(reranker_fix(RerankSettings().model))
+    assert body["stages"]["dense"]["permanent"] is False
+    assert not any(w.startswith("rerank") for w in body["warnings"]), body["warnings"]
+
+
 def test_query_with_answer_returns_cited_extractive_answer(client: TestClient) -> None:
     r = client.post("/v1/query", json={"question": QUESTION, "top_k": 3})
     assert r.status_code == 200, r.text
@@ -53,6 +68,8 @@ def test_query_with_answer_returns_cited_extractive_answer(client: TestClient) -
     assert stages["dense"]["state"] == "ran" and stages["bm25"]["state"] == "ran"
     assert stages["rerank"]["state"] == "skipped" and stages["rerank"]["reason"]
     assert stages["answer"]["state"] == "ran" and body["gate"]["verdict"] == "pass"
+    # each example is one chunk: its place in its document is 0, whatever its database id
+    assert {h["position"] for h in body["hits"]} == {0} and {c["position"] for c in body["citations"]} == {0}
     answer = body["answer"]
     assert answer["mode"] == "extractive" and "Extractive answer" in answer["text"]
     assert "Tomas Berg" in answer["text"]
@@ -67,7 +84,7 @@ def test_query_with_answer_returns_cited_extractive_answer(client: TestClient) -
 def test_query_without_answer_skips_the_answer_stage(client: TestClient) -> None:
     body = client.post("/v1/query", json={"question": QUESTION, "answer": False, "signals": ["bm25"]}).json()
     assert body["answer"] is None and body["citations"] == []
-    assert body["stages"]["answer"] == {"state": "skipped",
+    assert body["stages"]["answer"] == {"state": "skipped", "permanent": False,
                                         "reason": "answers turned off for this query (answer=false)"}
     assert "dense" not in body["stages"] and body["hits"][0]["ranks"].keys() == {"bm25"}
 

@@ -26,8 +26,11 @@ def test_ask_answers_with_resolved_citations_and_refuses_what_the_corpus_lacks(
     cited = set(re.findall(r"\[(\d+)\]", re.split(r"\n\(\w+ answer, ", answered.output)[0]))
     assert cited, answered.output
     for n in cited:  # every [n] in the answer is listed with its source
-        assert re.search(rf"^\[{n}\] .+ — .+examples/.+ \(chunk \d+\)$", answered.output, re.MULTILINE)
-    assert "warning: rerank skipped" in answered.output  # no reranker weights offline: said, not hidden
+        # each example is one chunk: the first of its document, not the chunk's database id ("chunk 26")
+        assert re.search(rf"^\[{n}\] .+ — .+examples/.+ \(chunk 1\)$", answered.output, re.MULTILINE)
+    assert sorted(int(n) for n in cited) == list(range(1, len(cited) + 1))  # numbers never skip
+    assert "(extractive answer)" in answered.output and "extractive answer, extractive" not in answered.output
+    assert "note: rerank skipped" in answered.output  # no reranker weights offline: said once, not hidden
 
     two_hop = runner.invoke(app, ["ask", "Who founded the company that acquired Lumen Robotics?"], env=env)
     assert two_hop.exit_code == 0, two_hop.output
@@ -37,3 +40,21 @@ def test_ask_answers_with_resolved_citations_and_refuses_what_the_corpus_lacks(
     refused = runner.invoke(app, ["ask", "What is the boiling point of liquid nitrogen?"], env=env)
     assert refused.exit_code == 0
     assert "The documents don't say." in refused.output and "[1]" not in refused.output
+
+
+def test_a_generative_backend_without_its_key_fails_before_retrieval(tmp_path: Path, fresh_database_url: str) -> None:
+    """It used to fail only after retrieval (18-26 s on a newcomer's machine); here the store is even empty, and
+    the configuration error still comes first, with its fix."""
+    env: dict[str, str | None] = {
+        "KGRAG_HOME": str(tmp_path / "home"), "KGRAG_DATABASE__URL": fresh_database_url, "COLUMNS": "200",
+        "GEMINI_API_KEY": None, "GOOGLE_API_KEY": None, "OPENAI_API_KEY": None, "OPENAI_BASE_URL": None,
+    }
+    gemini = CliRunner().invoke(app, ["ask", "Who founded Northwind?"], env={**env, "KGRAG_ANSWER__BACKEND": "gemini"})
+    assert gemini.exit_code == 1, gemini.output
+    assert "no Gemini credentials are configured" in gemini.output and "fix: set GEMINI_API_KEY" in gemini.output
+    assert "store is empty" not in gemini.output  # retrieval never ran
+    openai = CliRunner().invoke(app, ["ask", "Who founded Northwind?"],
+                                env={**env, "KGRAG_ANSWER__OPENAI_MODEL": "gpt-4o"})
+    flat = " ".join(openai.output.split())
+    assert openai.exit_code == 1, openai.output
+    assert "no API key is set" in flat and "KGRAG_ANSWER__OPENAI_BASE_URL" in flat and "store is empty" not in flat

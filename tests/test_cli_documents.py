@@ -8,6 +8,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from kgrag.api.cli import app
+from kgrag.core.settings import Settings
 from typer.testing import CliRunner
 
 from tests.conftest import EXAMPLES_DIR
@@ -60,6 +61,35 @@ def test_doctor_reports_each_component(cli_env: dict[str, str]) -> None:
     assert "warn  reranker" in result.output and "KGRAG_RERANK__MODEL" in result.output  # no weights offline
     assert "ok  answers: offline extractive answerer" in result.output
     assert result.exit_code == 0  # warnings only: the pipeline runs without those stages and says so
+
+
+def test_doctor_names_the_home_the_database_and_what_is_stored(cli_env: dict[str, str]) -> None:
+    """A second data home (another folder, a missing KGRAG_HOME) used to pass as healthy and empty in silence."""
+    runner, env = CliRunner(), {**cli_env, "COLUMNS": "400"}
+    empty = runner.invoke(app, ["doctor"], env=env)
+    assert empty.exit_code == 0, empty.output
+    home = str(Path(cli_env["KGRAG_HOME"]).resolve())
+    assert f"ok  data home: {home} (KGRAG_HOME)" in empty.output
+    url = cli_env["KGRAG_DATABASE__URL"]
+    database = next(line for line in empty.output.splitlines() if line.startswith("ok  database: PostgreSQL 18"))
+    assert database.endswith(f"@{url.split('@')[-1]} (KGRAG_DATABASE__URL)"), database
+    assert "warn  documents: the store is empty" in empty.output
+    assert "fix: run `kgrag ingest PATH`" in empty.output and "KGRAG_HOME" in empty.output
+
+    runner.invoke(app, ["ingest", str(EXAMPLES_DIR)], env=cli_env)
+    full = runner.invoke(app, ["doctor"], env=env)
+    n = len(list(EXAMPLES_DIR.iterdir()))
+    assert re.search(rf"ok  documents: {n} documents \({n} indexed\), \d+ chunks", full.output), full.output
+    assert "store is empty" not in full.output
+
+
+def test_make_demo_uses_the_home_the_readme_commands_use() -> None:
+    """`make demo` ingested into .kgrag/demo while the README's next commands read ./.kgrag: a second, empty store."""
+    makefile = (EXAMPLES_DIR.parent / "Makefile").read_text(encoding="utf-8")
+    assert not re.search(r"^\s*export\s+KGRAG_HOME", makefile, re.MULTILINE)
+    demo = makefile.split("\ndemo:", 1)[1].split("\n\n", 1)[0]
+    assert "KGRAG_HOME" not in demo  # the settings' default home, ./.kgrag, as `kgrag serve` and the README use
+    assert str(Settings(_env_file=None).home) == ".kgrag"
 
 
 def test_unreachable_database_names_the_fix(tmp_path: Path) -> None:

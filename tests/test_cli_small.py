@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import re
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -84,3 +86,55 @@ def test_a_misspelt_setting_is_refused_with_the_closest_name(tmp_path: Path, mon
     assert dotenv.exit_code == 2 and ".env" in dotenv.output and "KGRAG_GRAPH__HOP_EVIDENCE_WEIGHT" in dotenv.output
     allowed = runner.invoke(app, ["documents", "list"], env={**env, "KGRAG_ALLOW_UNKNOWN_SETTINGS": "1"})
     assert "unknown setting" not in allowed.output
+
+
+def _help_prose(output: str) -> list[list[str]]:
+    """The description paragraphs of a rendered --help (above the boxes), as lists of their lines, examples left
+    out (they are kept as written)."""
+    text = output.split("╭", 1)[0]
+    lines = [line.strip() for line in text.splitlines()[2:]]  # after "Usage: …"
+    paragraphs: list[list[str]] = [[]]
+    for line in lines:
+        if line:
+            paragraphs[-1].append(line)
+        elif paragraphs[-1]:
+            paragraphs.append([])
+    return [p for p in paragraphs if p and not p[0].startswith("Example")]
+
+
+def test_help_wraps_prose_once_at_the_terminal_width_and_shows_no_bool_metavar() -> None:
+    """Typer kept the docstring's line breaks and wrapped them again: "…atomically, and a file" / "that cannot…"
+    at 80 columns. A line of a paragraph now ends only where the next word would not have fitted."""
+    runner, width, checked = CliRunner(), 80, 0
+    for path, _cmd in _commands(typer.main.get_command(app)):
+        out = runner.invoke(app, [*path, "--help"], env={"COLUMNS": str(width)})
+        assert out.exit_code == 0, out.output
+        assert "<bool>" not in out.output, f"`kgrag {' '.join(path)} --help` shows <bool>"
+        for paragraph in _help_prose(out.output):
+            for line, nxt in itertools.pairwise(paragraph):
+                first_word = nxt.split()[0]
+                assert len(line) + 1 + len(first_word) > width - 4, (path, line, nxt)  # 4: Rich's padding
+                checked += 1
+    assert checked > 10
+
+
+def test_ask_and_serve_help_name_the_openai_compatible_backend() -> None:
+    for command in ("ask", "serve"):
+        out = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "200"})
+        flat = " ".join(out.output.split())
+        assert "OpenAI-compatible" in flat and "KGRAG_ANSWER__OPENAI_MODEL" in flat, command
+
+
+def test_serve_refuses_a_taken_port_before_announcing_its_url(tmp_path: Path) -> None:
+    """`kgrag serve` printed "web UI at http://…" and only then failed to bind: the URL showed another server."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        out = CliRunner().invoke(app, ["serve", "--port", str(port)],
+                                 env={"KGRAG_HOME": str(tmp_path / "home"), "COLUMNS": "200"})
+    flat = " ".join(out.output.split())
+    assert out.exit_code == 1, out.output
+    assert f"cannot listen on 127.0.0.1:{port}" in flat and f"kgrag serve --port {port + 1}" in flat
+    assert "web UI at" not in flat
+    assert not (tmp_path / "home").exists()  # refused before a database was started

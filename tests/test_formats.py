@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 import re
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 from docx import Document
 from kgrag.api.cli import app
 from kgrag.core.errors import IngestError
-from kgrag.ingest.loaders import load_bytes
+from kgrag.ingest.loaders import load_bytes, load_file
 from typer.testing import CliRunner
 
 NEWS_PAGE = b"""<!DOCTYPE html><html><head><title>Acme news</title></head><body>
@@ -98,6 +99,21 @@ def test_every_file_of_another_type_is_counted_and_listed(tmp_path: Path, fresh_
     assert "wordprocessingml" in listing and "text/csv" in listing
 
 
+def test_a_file_of_another_type_named_alone_is_skipped_as_in_a_folder(tmp_path: Path, fresh_database_url: str) -> None:
+    """`kgrag ingest org-chart.png` used to leave a permanent "failed" row; in a folder the same file is skipped."""
+    png = tmp_path / "org-chart.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n")
+    env = {"KGRAG_HOME": str(tmp_path / "home"), "KGRAG_DATABASE__URL": fresh_database_url, "COLUMNS": "250"}
+    out = CliRunner().invoke(app, ["ingest", str(png)], env=env)
+    assert out.exit_code == 0, out.output
+    assert re.search(r"│ other type or outside link \(skipped\) +│ 1 +│", out.output)
+    assert re.search(r"│ failed +│ 0 +│", out.output)
+    flat = " ".join(out.output.split())
+    assert f"skipped: {png.resolve()}: .png files are not ingested; supported:" in flat
+    listing = CliRunner().invoke(app, ["documents", "list"], env=env).output
+    assert "org-chart" not in listing and "no documents yet" in listing
+
+
 def test_a_plain_text_file_is_titled_by_its_heading_line_else_its_stem() -> None:
     """A .txt has no title field; the short line it opens with is its title, the file stem only a last resort."""
     headed = load_bytes(b"Project Heron\n\nThe Wren-3 firmware is developed under Project Heron.\n",
@@ -110,3 +126,16 @@ def test_a_plain_text_file_is_titled_by_its_heading_line_else_its_stem() -> None
     assert one_line.title == "p"  # a heading of nothing is the whole text, not a title
     table = load_bytes(b"city,country\nTartu,Estonia\n", source="c.csv", suffix=".csv", default_title="c")
     assert table.title == "c"  # a CSV's first line is its header row
+
+
+def test_pypdf_complaints_become_the_files_reason_not_raw_stderr(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]) -> None:
+    """pypdf logged "invalid pdf header: b'not a'" to stderr, naming no file, between the CLI's progress lines."""
+    bad = tmp_path / "broken.pdf"
+    bad.write_bytes(b"not a pdf at all")
+    with caplog.at_level(logging.DEBUG), pytest.raises(IngestError) as failed:
+        load_file(bad)
+    assert "is not a readable PDF" in failed.value.message and "invalid pdf header" in failed.value.message
+    assert not [r for r in caplog.records if r.name.startswith("pypdf")]
+    assert "invalid pdf header" not in capfd.readouterr().err
+    assert logging.getLogger("pypdf").propagate  # restored for everyone else

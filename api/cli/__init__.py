@@ -9,12 +9,15 @@ from typing import Annotated
 import typer
 from kgrag.api.cli.ask import ask as ask_command
 from kgrag.api.cli.common import (
+    CliApp,
+    ExecutorKind,
     ExecutorOption,
     RayAddressOption,
     console,
     err_console,
     executor_settings,
     handle_errors,
+    load_settings,
     progress_bar,
     runtime,
 )
@@ -23,12 +26,12 @@ from kgrag.api.cli.graph import graph_app
 from kgrag.api.cli.query import query as query_command
 from kgrag.api.cli.serve import serve as serve_command
 from kgrag.api.doctor import run_checks
-from kgrag.ingest.pipeline import Ingestor
+from kgrag.ingest.pipeline import Ingestor, IngestReport
 from kgrag.retrieval.maintenance import delete_document_everywhere, publish_bm25
 from rich.markup import escape
 from rich.table import Table
 
-app = typer.Typer(
+app = CliApp(
     name="kgrag",
     help="Knowledge-graph-augmented RAG over your own documents.\n\n"
     "Typical session:  kgrag ingest examples/  →  kgrag graph build  →  kgrag ask \"…\"\n\n"
@@ -38,9 +41,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-documents_app = typer.Typer(help="List or delete stored documents.", no_args_is_help=True)
+documents_app = CliApp(help="List or delete stored documents.", no_args_is_help=True)
 app.add_typer(documents_app, name="documents")
-index_app = typer.Typer(help="The BM25 index every replica serves (built here, published in the database).",
+index_app = CliApp(help="The BM25 index every replica serves (built here, published in the database).",
                         no_args_is_help=True)
 app.add_typer(index_app, name="index")
 app.add_typer(graph_app, name="graph")
@@ -76,21 +79,11 @@ def ingest(
     Example:  kgrag ingest examples/ notes/report.pdf
               kgrag ingest corpus/ --ray-address ray://head:10001   (embed on a Ray cluster; needs kgrag\\[ray])
     """
-    with runtime() as rt:
-        ingestor = Ingestor.from_runtime(rt, allow_duplicates=allow_duplicates,
-                                         executor=executor_settings(rt.settings, executor, ray_address))
-        with progress_bar("ingesting") as progress:
-            task = progress.add_task("ingesting", total=None)
-            report = ingestor.ingest_paths(
-                paths,
-                on_total=lambda n: progress.update(task, total=n),
-                on_file=lambda _src: progress.advance(task),
-                follow_outside_links=follow_outside_links,
-            )
-        if report.added or report.replaced:
-            with console.status("publishing the BM25 index"):
-                index = publish_bm25(rt)
-            console.print(f"BM25 index published at corpus version {index.corpus_version} ({index.size} chunks)")
+    load_settings()  # a misspelt setting is refused even when there is nothing to read
+    report = Ingestor.nothing_to_read(paths, follow_outside_links=follow_outside_links)
+    if report is None:
+        report = _ingest(paths, allow_duplicates=allow_duplicates, follow_outside_links=follow_outside_links,
+                         executor=executor, ray_address=ray_address)
     table = Table(title="ingest summary")
     for col in ("outcome", "files"):
         table.add_column(col)
@@ -111,6 +104,26 @@ def ingest(
         err_console.print(f"[red]failed:[/] {escape(source)}: {escape(reason)}")
     if report.failed and not (report.added or report.replaced or report.unchanged or report.duplicates):
         raise typer.Exit(1)
+
+
+def _ingest(paths: list[Path], *, allow_duplicates: bool, follow_outside_links: bool,
+            executor: ExecutorKind | None, ray_address: str | None) -> IngestReport:
+    with runtime() as rt:
+        ingestor = Ingestor.from_runtime(rt, allow_duplicates=allow_duplicates,
+                                         executor=executor_settings(rt.settings, executor, ray_address))
+        with progress_bar("ingesting") as progress:
+            task = progress.add_task("ingesting", total=None)
+            report = ingestor.ingest_paths(
+                paths,
+                on_total=lambda n: progress.update(task, total=n),
+                on_file=lambda _src: progress.advance(task),
+                follow_outside_links=follow_outside_links,
+            )
+        if report.added or report.replaced:
+            with console.status("publishing the BM25 index"):
+                index = publish_bm25(rt)
+            console.print(f"BM25 index published at corpus version {index.corpus_version} ({index.size} chunks)")
+    return report
 
 
 @documents_app.command("list")
@@ -179,7 +192,10 @@ def index_build(
 @app.command()
 @handle_errors
 def doctor() -> None:
-    """Check the database, pgvector and the models, and say how to fix what fails.
+    """Check the data home, the database, what it stores, pgvector and the models; say how to fix what fails.
+
+    It names the data home and database it checked and warns when the store is empty (a second home,
+    another folder or a missing KGRAG_HOME, is the usual reason a query finds nothing). It loads no model.
 
     Example:  kgrag doctor
     """

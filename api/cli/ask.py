@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 from kgrag.api.cli.common import console, err_console, handle_errors, runtime
-from kgrag.api.cli.query import FILTER_HELP, exit_if_store_empty, parse_filters, parse_signals
+from kgrag.api.cli.query import FILTER_HELP, exit_if_store_empty, parse_filters, parse_signals, print_warnings
 from kgrag.retrieval.answer.base import Answer
-from kgrag.retrieval.answer.factory import answerer_for
+from kgrag.retrieval.answer.factory import answerer_for, make_answerer, resolve_backend
 from kgrag.retrieval.answer.grounded import answer_stream, gate
 from kgrag.retrieval.pipeline import build_pipeline
 from kgrag.retrieval.sync import sync_for
@@ -26,9 +26,10 @@ def ask(
 ) -> None:
     """Answer QUESTION from your documents, citing the passages it rests on as \\[n].
 
-    Uses Gemini when GEMINI_API_KEY (or Vertex AI settings) is configured, else an offline
-    extractive answerer that quotes the most relevant sentences. When the evidence is too weak
-    the answer is a refusal ("The documents don't say"), never a guess.
+    Uses Gemini when GEMINI_API_KEY (or Vertex AI settings) is configured, or any OpenAI-compatible
+    server (Ollama, vLLM, llama.cpp) named by KGRAG_ANSWER__OPENAI_MODEL and KGRAG_ANSWER__OPENAI_BASE_URL,
+    else an offline extractive answerer that quotes the most relevant sentences. When the evidence is too
+    weak the answer is a refusal ("The documents don't say"), never a guess.
 
     Example:  kgrag ask "Who founded the company that acquired Lumen Robotics?"
 
@@ -36,13 +37,16 @@ def ask(
     """
     wanted = parse_signals(signals)
     where = parse_filters(filters)
-    with runtime() as rt, build_pipeline(rt, signals=wanted, builder=True) as pipe:
-        sync_for(rt, pipe, start=False).sync_once()  # the graph and BM25 index the database publishes
-        result = pipe.run(question, signals=wanted, rerank=not no_rerank, filters=where)
-        exit_if_store_empty(result)
-        for line in result.warnings:
-            err_console.print(f"[bold yellow]warning:[/] {escape(line)}")
-        answerer = answerer_for(rt.settings.answer, embedder=rt.embedder, spacy=rt.spacy)
+    with runtime(light=True) as rt:
+        # A generative backend missing its key or model fails here, before seconds of retrieval, with the fix.
+        answerer = (make_answerer(rt.settings.answer) if resolve_backend(rt.settings.answer) != "extractive"
+                    else None)
+        with build_pipeline(rt, signals=wanted, builder=True) as pipe:
+            sync_for(rt, pipe, start=False).sync_once()  # the graph and BM25 index the database publishes
+            result = pipe.run(question, signals=wanted, rerank=not no_rerank, filters=where)
+        exit_if_store_empty(result, rt.settings.home)
+        print_warnings(result)
+        answerer = answerer or answerer_for(rt.settings.answer, embedder=rt.embedder, spacy=rt.spacy)
         final: Answer | None = None
         for event in answer_stream(result, gate(result, rt.settings), answerer, rt.settings):
             if isinstance(event, Answer):
@@ -61,9 +65,12 @@ def print_sources(answer: Answer) -> None:
         err_console.print(f"[bold yellow]warning:[/] {escape(answer.warning)}")
     if answer.refused:
         return
-    console.print(f"[dim]({answer.mode} answer, {escape(answer.model)})[/]")
+    model = f", {answer.model}" if answer.model and answer.model != answer.mode else ""
+    console.print(f"[dim]({answer.mode} answer{escape(model)})[/]")
     for c in answer.citations:
         page = f", page {c.page}" if c.page is not None else ""
-        console.print(f"[bold][{c.number}][/] {escape(c.title)} — {escape(c.source)}{page} (chunk {c.chunk_id})")
+        # the chunk's place in its document (1-based), not its database id: "chunk 26" of a 3-chunk file misleads
+        part = f" (chunk {c.position + 1})" if c.position is not None else ""
+        console.print(f"[bold][{c.number}][/] {escape(c.title)} — {escape(c.source)}{page}{part}")
     if answer.unresolved:
         err_console.print(f"[yellow]note:[/] {escape(answer.unresolved_note)}")

@@ -6,6 +6,7 @@ Commands stay thin: parse arguments, build a Runtime, call the core, print the r
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import re
 import sys
@@ -25,6 +26,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.text import Text
+from typer.core import TyperCommand, TyperGroup
 
 _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -48,6 +50,62 @@ err_console = SafeConsole(stderr=True)
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+def reflow(help_text: str | None) -> str | None:
+    """Prose paragraphs of a docstring joined into one line each, so the terminal wraps them once, at its own
+    width: Typer keeps the docstring's line breaks *and* wraps, which left ragged half lines ("…atomically, and
+    a file" / "that cannot be read…") at 80 columns. Example paragraphs and indented lines stay as written."""
+    if not help_text:
+        return help_text
+    paragraphs = inspect.cleandoc(help_text).split("\n\n")
+    return "\n\n".join(
+        p if p.lstrip().startswith(("Example", "\b")) or any(line.startswith(" ") for line in p.splitlines())
+        else " ".join(line.strip() for line in p.splitlines())
+        for p in paragraphs)
+
+
+def _no_flag_metavar(params: list[Any]) -> list[Any]:
+    """An on/off flag takes no value: Typer's `<bool>` beside it reads as if one were expected. (Typer ships its
+    own click, so parameters are recognised by attribute, not class.)"""
+    for param in params:
+        if getattr(param, "is_flag", False) and getattr(param, "metavar", "") is None:
+            param.metavar = ""
+    return params
+
+
+class HelpCommand(TyperCommand):
+    """Every kgrag command: help reflowed (``reflow``) and no `<bool>` beside flags."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = reflow(self.help)
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _no_flag_metavar(super().get_params(ctx))
+
+
+class HelpGroup(TyperGroup):
+    """Every kgrag command group, as HelpCommand."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = reflow(self.help)
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _no_flag_metavar(super().get_params(ctx))
+
+
+class CliApp(typer.Typer):
+    """typer.Typer whose groups and commands are HelpGroup and HelpCommand unless told otherwise."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("cls", HelpGroup)
+        super().__init__(**kwargs)
+
+    def command(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("cls", HelpCommand)
+        return super().command(*args, **kwargs)
 
 
 class ExecutorKind(StrEnum):
@@ -116,9 +174,10 @@ def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
 
 
 @contextmanager
-def runtime() -> Iterator[Runtime]:
+def runtime(*, light: bool = False) -> Iterator[Runtime]:
+    """``light`` for the one-shot query commands: models are computed the cheapest way to start (core.runtime)."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    rt = Runtime(load_settings())
+    rt = Runtime(load_settings(), light=light)
     try:
         yield rt
     finally:

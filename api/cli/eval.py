@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from kgrag.api.cli.common import console, handle_errors, load_settings, progress_bar
+from kgrag.api.cli.common import CliApp, console, handle_errors, load_settings, progress_bar
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import DatabaseSettings
 from rich.markup import escape
 
-eval_app = typer.Typer(help="Evaluate retrieval: ablations over dense, BM25 and graph, and their reports.",
+eval_app = CliApp(help="Evaluate retrieval: ablations over dense, BM25 and graph, and their reports.",
                        no_args_is_help=True)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

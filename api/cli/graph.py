@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from kgrag.api.cli.common import (
+    CliApp,
     ExecutorOption,
     RayAddressOption,
     console,
@@ -24,7 +25,7 @@ from rich.table import Table
 if TYPE_CHECKING:
     from kgrag.kg.build import BuildReport
 
-graph_app = typer.Typer(help="Build, inspect and export the knowledge graph.", no_args_is_help=True)
+graph_app = CliApp(help="Build, inspect and export the knowledge graph.", no_args_is_help=True)
 
 
 class ExportFormat(StrEnum):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -72,10 +73,10 @@ def query(
     """
     wanted = parse_signals(signals)
     where = parse_filters(filters)
-    with runtime() as rt, build_pipeline(rt, signals=wanted, builder=True) as pipe:
+    with runtime(light=True) as rt, build_pipeline(rt, signals=wanted, builder=True) as pipe:
         sync_for(rt, pipe, start=False).sync_once()  # the graph and BM25 index the database publishes
         result = pipe.run(question, signals=wanted, top_k=top_k, rerank=not no_rerank, filters=where)
-    exit_if_store_empty(result)
+    exit_if_store_empty(result, rt.settings.home)
     print_result(result, explain=explain)
 
 
@@ -83,17 +84,27 @@ EMPTY_STORE_EXIT = 3
 """Distinct from 1 (an error) and 0 (an answer): a script can tell "nothing ingested" apart."""
 
 
-def exit_if_store_empty(result: PipelineResult) -> None:
-    """An empty store is not "no passage matched": say so, with the fix, and exit non-zero."""
+def exit_if_store_empty(result: PipelineResult, home: Path) -> None:
+    """An empty store is not "no passage matched": say so, naming the data home (a second home is the usual
+    cause, e.g. another folder or a missing KGRAG_HOME), with the fix, and exit non-zero."""
     if result.corpus_empty:
-        err_console.print("[bold red]error:[/] the store is empty: no documents have been ingested yet")
-        err_console.print("[bold]fix:[/] run `kgrag ingest PATH` (files or folders), then ask again")
+        err_console.print(f"[bold red]error:[/] the store is empty: no documents have been ingested into the data "
+                          f"home {escape(str(home.resolve()))} yet")
+        err_console.print("[bold]fix:[/] run `kgrag ingest PATH` (files or folders), then ask again; or set "
+                          "KGRAG_HOME to the home you ingested into (`kgrag doctor` shows which one it uses)")
         raise typer.Exit(EMPTY_STORE_EXIT)
 
 
-def print_result(result: PipelineResult, *, explain: bool) -> None:
+def print_warnings(result: PipelineResult) -> None:
+    """Conditions of this process (no reranker weights) as one unwrapped line each, then this query's warnings."""
+    for line in result.notes:
+        err_console.print(f"[yellow]note:[/] {escape(line)}", soft_wrap=True, highlight=False)
     for line in result.warnings:
         err_console.print(f"[bold yellow]warning:[/] {escape(line)}")
+
+
+def print_result(result: PipelineResult, *, explain: bool) -> None:
+    print_warnings(result)
     if not result.hits:
         console.print("no passages found: try other words, more --signals, or check `kgrag documents list`")
     for hit in result.hits:

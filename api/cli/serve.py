@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 from typing import Annotated
 
 import typer
@@ -17,6 +18,22 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Refuse a taken port with the fix. uvicorn would say so only after the "web UI at" line was printed, so
+    the user opened a URL served by whatever else holds the port."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: TIME_WAIT is no conflict
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot listen on {host}:{port}: {exc.strerror or exc} (another server, perhaps another kgrag "
+                "serve, holds it)",
+                fix=f"stop that server, or pick another port: kgrag serve --port {port + 1}",
+            ) from exc
 
 
 @handle_errors
@@ -35,8 +52,10 @@ def serve(
     Set KGRAG_API__API_KEYS='["a-long-random-key"]' to require `Authorization: Bearer <key>` on every
     /v1 route. With no keys the server listens only on localhost, unless you pass --allow-no-auth.
 
-    Answers come from Gemini when GEMINI_API_KEY (or Vertex AI settings) is set, otherwise from the
-    offline extractive answerer. Routes are described at http://HOST:PORT/docs (see docs/api.md).
+    Answers come from Gemini when GEMINI_API_KEY (or Vertex AI settings) is set, from an OpenAI-compatible
+    server (Ollama, vLLM, llama.cpp) when KGRAG_ANSWER__OPENAI_MODEL and KGRAG_ANSWER__OPENAI_BASE_URL are,
+    otherwise from the offline extractive answerer. Routes are described at http://HOST:PORT/docs (see
+    docs/api.md).
 
     Replicas: run as many as you like against one database (KGRAG_DATABASE__URL), each with its own
     KGRAG_HOME, behind a load balancer; they share the published BM25 index, graph and jobs through
@@ -54,6 +73,7 @@ def serve(
             f"refusing to listen on {api.host} with no API keys: anyone could upload and delete documents",
             fix="set KGRAG_API__API_KEYS='[\"<key>\"]', listen on 127.0.0.1, or pass --allow-no-auth",
         )
+    check_port_free(api.host, api.port)  # before announcing a URL that another process answers
     if not api.api_keys:
         err_console.print("[yellow]note:[/] no API keys configured; every request is allowed")
     err_console.print(f"web UI at http://{api.host}:{api.port}/ · API docs at http://{api.host}:{api.port}/docs")

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from kgrag.core.models import Embedder
+from kgrag.core.text import heading_line
 from kgrag.retrieval.answer.base import Answer, AnswerEvent, Passage, drain, finish, refusal
 
 EXTRACTIVE_NOTICE = "Extractive answer (no answer model is configured; these are the most relevant sentences):"
@@ -115,11 +116,26 @@ def text_blocks(text: str) -> list[str]:
             blocks.extend(([stripped], []))
         elif (item := _BLOCK_START.match(stripped)) is not None:
             blocks.append([stripped[item.end():]])
-        elif not blocks or not blocks[-1]:
+        elif not blocks or not blocks[-1] or (len(blocks[-1]) == 1 and _bare_heading(blocks[-1][0], stripped)):
             blocks.append([stripped])
         else:
             blocks[-1].append(stripped)
     return [_join_lines(b) for b in blocks if b]
+
+
+def _bare_heading(line: str, following: str) -> bool:
+    """A heading without Markdown's '#' (plain text, HTML or Word headings): the first line of a block that reads
+    as a heading (core.text.heading_line's rule), followed by a line that starts a sentence and is clearly longer.
+    Joined, it glued itself into the sentence below ("Who builds it The device firmware …")."""
+    last = line.rsplit(None, 1)[-1].lower()
+    return (heading_line(f"{line}\n{following}") == line and following[:1].isupper()
+            and len(line) < 0.6 * len(following) and last not in _CONTINUES)
+
+
+_CONTINUES = frozenset({"a", "an", "the", "of", "by", "to", "in", "on", "at", "for", "with", "from", "into", "and",
+                        "or", "but", "nor", "that", "which", "who", "whose", "is", "was", "were", "are", "be", "been",
+                        "as", "than"})
+"""Words a wrapped line ends on but a heading does not ("… was developed by" / "Ada Lovelace …")."""
 
 
 def _join_lines(lines: list[str]) -> str:
@@ -323,13 +339,19 @@ class ExtractiveAnswerer:
             return
         scores = self.score(question, sentences)
         best = self._pick(sentences, scores, anchors(question, sentences, scores))
+        # Cited passages numbered 1, 2, … in the order the answer quotes them: numbered by retrieval rank, a
+        # quote from passages 1 and 3 read as if a source [2] were missing.
+        numbers: dict[int, int] = {}
+        for s in best:
+            numbers.setdefault(s.passage.number, len(numbers) + 1)
+        cited = [replace(p, number=numbers[p.number]) for p in passages if p.number in numbers]
         pieces = [EXTRACTIVE_NOTICE]
         yield EXTRACTIVE_NOTICE
         for s in best:
-            piece = f" {s.quoted} [{s.passage.number}]"
+            piece = f" {s.quoted} [{numbers[s.passage.number]}]"
             pieces.append(piece)
             yield piece
-        yield finish("".join(pieces), passages, model=self.name, mode="extractive")
+        yield finish("".join(pieces), cited, model=self.name, mode="extractive")
 
     def _pick(self, sentences: Sequence[_Sentence], scores: np.ndarray, needed: Sequence[int]) -> list[_Sentence]:
         """The best sentence, then the ones the answer needs (``anchors``), then the next best; at most two

@@ -58,7 +58,8 @@ def _generative(settings: AnswerSettings, environ: Mapping[str, str] | None
                 ) -> GeminiAnswerer | OpenAICompatAnswerer | None:
     backend = resolve_backend(settings, environ)
     if backend == "openai":
-        return OpenAICompatAnswerer(openai_client(settings, environ), require_model(settings))
+        model = require_model(settings)  # no model is the first thing to fix, before any key
+        return OpenAICompatAnswerer(openai_client(settings, environ), model)
     if backend == "gemini" and gemini_credentials(settings, environ) is not None:
         return GeminiAnswerer(gemini_client(settings), settings.gemini_model)
     return None

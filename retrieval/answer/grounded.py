@@ -51,7 +51,8 @@ def gate(result: PipelineResult, settings: Settings) -> GateDecision:
 def passages_from(hits: Sequence[PassageHit], limit: int) -> tuple[Passage, ...]:
     """The best ``limit`` hits, numbered 1..n in rank order (the numbers the answer cites)."""
     return tuple(
-        Passage(i, h.chunk_id, h.document_id, h.text, h.source, h.title, h.page, entities=h.graph_entities)
+        Passage(i, h.chunk_id, h.document_id, h.text, h.source, h.title, h.page, h.position,
+                entities=h.graph_entities)
         for i, h in enumerate(hits[:limit], start=1)
     )
 

@@ -41,9 +41,18 @@ def openai_client(settings: AnswerSettings, environ: Mapping[str, str] | None = 
         raise ModelUnavailableError("the openai package is not installed", fix="pip install openai") from exc
     env = os.environ if environ is None else environ
     key = settings.openai_api_key.get_secret_value() if settings.openai_api_key is not None else None
+    key = key or env.get("OPENAI_API_KEY")
+    base_url = settings.openai_base_url or env.get("OPENAI_BASE_URL") or None
+    if not key and base_url is None:  # OpenAI's own endpoint with the placeholder key: a 401 after retrieval
+        raise ConfigError(
+            f"answer model {settings.openai_model or '(unnamed)'} would be asked at OpenAI's endpoint, but no API "
+            "key is set",
+            fix="set KGRAG_ANSWER__OPENAI_API_KEY (or OPENAI_API_KEY); for a local server (Ollama, vLLM, llama.cpp) "
+            "set KGRAG_ANSWER__OPENAI_BASE_URL, e.g. http://127.0.0.1:11434/v1, instead",
+        )
     return openai.OpenAI(
-        api_key=key or env.get("OPENAI_API_KEY") or PLACEHOLDER_KEY,
-        base_url=settings.openai_base_url or env.get("OPENAI_BASE_URL") or None,
+        api_key=key or PLACEHOLDER_KEY,
+        base_url=base_url,
         timeout=settings.timeout_s,
         max_retries=settings.max_retries,
     )
