@@ -76,8 +76,9 @@ class RetrievalResult:
     weight: float | None = None
     """How far the retriever trusts its own list for this query (None: fully). Fusion multiplies the
     signal's configured weight by it, so a signal with nothing precise to say cannot push others down."""
-    lead: int = 0
-    """How many of this list's first hits lead the fused list (retrieval.fusion.lead_with); 0: none."""
+    lead: tuple[int, ...] = ()
+    """This list's leading tiers (retrieval.fusion.lead_with): (2, 5) puts its first 2 hits first, then its
+    first 5, each in fused order; (): it does not lead."""
 
 
 @runtime_checkable

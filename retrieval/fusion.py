@@ -65,17 +65,21 @@ def reciprocal_rank_fusion(
     return fused
 
 
-def lead_with(fused: list[FusedHit], leading: Mapping[str, Sequence[Hit]]) -> list[FusedHit]:
-    """The fused list with the hits of ``leading`` lists first, each part keeping its fused order.
+def lead_with(fused: list[FusedHit], tiers: Sequence[Sequence[Hit]]) -> list[FusedHit]:
+    """The fused list with a leading list's picks first: the hits of ``tiers[0]``, then those of ``tiers[1]``,
+    and so on, then the rest, each part in its fused order.
 
     RRF's flat 1/(k + rank) lets two lists that agree on a near miss outvote one list that is sure: on
     2Wiki the graph's chain from a document the question names holds both answer passages, yet dense
-    and BM25, agreeing on a namesake, push the second hop below the top five. A list that reports it
-    *leads* (the graph, when the question names a document precisely) therefore picks which chunks come
-    first, and fusion still orders them: the others decide among the leader's picks, never whether
-    they are shown.
+    and BM25, agreeing on a namesake, push the second hop down. A list that reports it *leads* (the
+    graph, when the question names a document precisely) therefore picks which chunks come first, and
+    fusion still orders them: the others decide among the leader's picks, never whether they are shown.
     """
-    head = {h.chunk_id for hits in leading.values() for h in hits}
-    if not head:
+    order: dict[int, int] = {}
+    for tier, hits in enumerate(tiers):
+        for h in hits:
+            order.setdefault(h.chunk_id, tier)
+    if not order:
         return fused
-    return [h for h in fused if h.chunk_id in head] + [h for h in fused if h.chunk_id not in head]
+    last = len(tiers)
+    return sorted(fused, key=lambda h: order.get(h.chunk_id, last))  # stable: fused order within a tier

@@ -93,8 +93,8 @@ class GraphRetriever:
         check = bool(status.reason) or not query.filters.empty
         hits = self._hits(graph, linked, query, timings, check=check)
         timings["total"] = time.perf_counter() - t0
-        lead = lead_count(linked, self.settings)
-        explanation["fusion_weight"]["leads"] = min(lead, len(hits))
+        lead = lead_tiers(linked, self.settings)
+        explanation["fusion_weight"]["leads"] = min(max(lead, default=0), len(hits))
         return RetrievalResult(SIGNAL, hits, status, timings, explanation, weight=weight, lead=lead)
 
     def _freshness(self, graph: LoadedGraph) -> StageStatus:
@@ -222,10 +222,10 @@ def title_confidence(linked: list[LinkedEntity]) -> float:
     return min(1.0, max((e.score * e.specificity ** 2 for e in linked if e.how == TITLE), default=0.0))
 
 
-def lead_count(linked: list[LinkedEntity], settings: GraphSettings) -> int:
-    """How many of the graph's hits lead the fused list (retrieval.fusion.lead_with): ``lead_hits`` when
-    the question names a document at least ``lead_confidence`` precisely, else none."""
-    return settings.lead_hits if title_confidence(linked) >= settings.lead_confidence else 0
+def lead_tiers(linked: list[LinkedEntity], settings: GraphSettings) -> tuple[int, ...]:
+    """The graph's leading tiers in the fused list (retrieval.fusion.lead_with): ``lead_tiers`` when the
+    question names a document at least ``lead_confidence`` precisely, else none."""
+    return tuple(settings.lead_tiers) if title_confidence(linked) >= settings.lead_confidence else ()
 
 
 def chain_text(path: tuple[str, ...] | list[str], relations: tuple[str, ...] | list[str]) -> str:

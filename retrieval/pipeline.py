@@ -127,8 +127,7 @@ class QueryPipeline:
             weights = fusion_weights(self.settings.retrieval.weights,
                                      {s: r for s, (r, _) in {**results, **extra_results}.items() if s in ranked})
             fused = reciprocal_rank_fusion(ranked, k=self.settings.retrieval.rrf_k, weights=weights)
-            fused = lead_with(fused, {s: r.hits[: r.lead] for s, (r, _) in results.items()
-                                      if s in ranked and r.lead})
+            fused = lead_with(fused, [r.hits[:n] for s, (r, _) in results.items() if s in ranked for n in r.lead])
             t2 = time.perf_counter()
             chunks = self.store.chunks([h.chunk_id for h in fused])
             live = [h for h in fused if h.chunk_id in chunks]  # deleted since the index was read

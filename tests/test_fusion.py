@@ -7,7 +7,7 @@ from kgrag.core.settings import GraphSettings
 from kgrag.core.types import Hit
 from kgrag.kg.linking import LinkedEntity
 from kgrag.retrieval.fusion import FusedHit, lead_with, reciprocal_rank_fusion
-from kgrag.retrieval.graph import lead_count
+from kgrag.retrieval.graph import lead_tiers
 
 
 def _hits(signal: str, *chunk_ids: int) -> list[Hit]:
@@ -108,18 +108,20 @@ def test_a_leading_list_picks_the_head_and_fusion_orders_it() -> None:
              "graph": _hits("graph", 3, 5, 7)}
     fused = reciprocal_rank_fusion(lists)
     assert [h.chunk_id for h in fused][:5] == [7, 3, 8, 9, 10]  # 5, the second hop, falls out of the top 5
-    led = lead_with(fused, {"graph": lists["graph"][:3]})
+    led = lead_with(fused, [lists["graph"][:3]])
     assert [h.chunk_id for h in led][:5] == [7, 3, 5, 8, 9]  # the graph's three first, in fused order
     assert sorted(h.chunk_id for h in led) == sorted(h.chunk_id for h in fused)  # nothing lost or added
-    assert lead_with(fused, {"graph": []}) == fused
+    tiered = lead_with(fused, [lists["graph"][:2], lists["graph"][:3]])
+    assert [h.chunk_id for h in tiered][:4] == [3, 5, 7, 8]  # the graph's first two, then its third
+    assert lead_with(fused, []) == fused
 
 
 def test_the_graph_leads_only_when_the_question_names_a_document_precisely() -> None:
-    settings = GraphSettings(lead_confidence=0.5, lead_hits=5)
+    settings = GraphSettings(lead_confidence=0.25, lead_tiers=[2, 5])
     rare_title = LinkedEntity(0, "Lothair II", "lothair ii", "title", 1.0, specificity=1.0)
-    common_title = LinkedEntity(1, "Anxiety", "anxiety", "title", 1.0, specificity=0.4)  # 0.16 < 0.5
+    common_title = LinkedEntity(1, "Anxiety", "anxiety", "title", 1.0, specificity=0.4)  # 0.16 < 0.25
     entity = LinkedEntity(2, "Lothair", "lothair", "ner", 1.0)
-    assert lead_count([rare_title, entity], settings) == 5
-    assert lead_count([common_title, entity], settings) == 0
-    assert lead_count([entity], settings) == 0
-    assert lead_count([rare_title], GraphSettings(lead_confidence=0.5, lead_hits=0)) == 0
+    assert lead_tiers([rare_title, entity], settings) == (2, 5)
+    assert lead_tiers([common_title, entity], settings) == ()
+    assert lead_tiers([entity], settings) == ()
+    assert lead_tiers([rare_title], GraphSettings(lead_confidence=0.25, lead_tiers=[])) == ()
