@@ -105,6 +105,8 @@ class AnswerOut(BaseModel):
     text: str
     mode: Literal["generative", "extractive", "refused"]
     model: str
+    short_answer: str = Field(default="", description="The answer's span alone (\"Jonas Meier\"), when the "
+                              "answerer found one; the extractive answerer's text opens with it.")
     warning: str = ""
     unresolved_citations: list[int] = Field(
         default_factory=list, description="Citation numbers the model wrote that match no passage: removed from "
@@ -112,7 +114,7 @@ class AnswerOut(BaseModel):
 
     @classmethod
     def of(cls, a: Answer) -> AnswerOut:
-        return cls(text=a.text, mode=a.mode, model=a.model, warning=a.warning,
+        return cls(text=a.text, mode=a.mode, model=a.model, short_answer=a.short, warning=a.warning,
                    unresolved_citations=list(a.unresolved))
 
 

@@ -27,8 +27,10 @@ def ask(
     """Answer QUESTION from your documents, citing the passages it rests on as \\[n].
 
     Uses Gemini when GEMINI_API_KEY (or Vertex AI settings) is configured, else an offline
-    extractive answerer that quotes the most relevant sentences. When the evidence is too weak
-    the answer is a refusal ("The documents don't say"), never a guess.
+    extractive answerer that says the short answer when it finds one, then quotes the sentences it
+    rests on. When the evidence is too weak, or the passages lack what the question asks for (a
+    salary, a date, the person it names), the answer is a refusal that says what was missing
+    ("The documents don't say. No passage gives a salary for Marta Kask."), never a guess.
 
     Example:  kgrag ask "Who founded the company that acquired Lumen Robotics?"
 
@@ -44,7 +46,7 @@ def ask(
             err_console.print(f"[bold yellow]warning:[/] {escape(line)}")
         answerer = answerer_for(rt.settings.answer, embedder=rt.embedder, spacy=rt.spacy)
         final: Answer | None = None
-        for event in answer_stream(result, gate(result, rt.settings), answerer, rt.settings):
+        for event in answer_stream(result, gate(result, rt.settings, rt.spacy()), answerer, rt.settings):
             if isinstance(event, Answer):
                 final = event
             else:
@@ -61,7 +63,11 @@ def print_sources(answer: Answer) -> None:
         err_console.print(f"[bold yellow]warning:[/] {escape(answer.warning)}")
     if answer.refused:
         return
-    console.print(f"[dim]({answer.mode} answer, {escape(answer.model)})[/]")
+    if answer.mode == "extractive":
+        console.print("[dim](extractive answer: no answer model is configured, so these are the passages' own "
+                      "sentences)[/]")
+    else:
+        console.print(f"[dim]({answer.mode} answer, {escape(answer.model)})[/]")
     for c in answer.citations:
         page = f", page {c.page}" if c.page is not None else ""
         console.print(f"[bold][{c.number}][/] {escape(c.title)} — {escape(c.source)}{page} (chunk {c.chunk_id})")

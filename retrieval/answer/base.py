@@ -62,6 +62,8 @@ class Answer:
     model: str
     warning: str = ""
     """Set when the answer was produced despite weak evidence (on_weak_evidence = "warn")."""
+    short: str = ""
+    """The answer's span alone ("Jonas Meier"), when the answerer found one: what exact match is scored on."""
     unresolved: tuple[int, ...] = ()
     """Citation numbers the model wrote that match no passage: removed from ``text``, listed here so the
     response can say so (a model's mistake must not read as a source)."""
@@ -224,7 +226,8 @@ def strip_unresolved_stream(events: Iterator[AnswerEvent], passages: Sequence[Pa
         yield strip_unresolved(pending, passages)
 
 
-def finish(text: str, passages: Sequence[Passage], *, model: str, mode: AnswerMode = "generative") -> Answer:
+def finish(text: str, passages: Sequence[Passage], *, model: str, mode: AnswerMode = "generative",
+           short: str = "") -> Answer:
     """The final Answer for any backend: a refusal stays one; otherwise citations are resolved and the
     ones that match no passage are removed from the text (and listed in ``unresolved``)."""
     text = text.strip()
@@ -233,7 +236,7 @@ def finish(text: str, passages: Sequence[Passage], *, model: str, mode: AnswerMo
     citations, unresolved = resolve_citations(text, passages)
     if unresolved:
         text = strip_unresolved(text, passages)
-    return Answer(text=text, citations=citations, mode=mode, model=model, unresolved=unresolved)
+    return Answer(text=text, citations=citations, mode=mode, model=model, short=short, unresolved=unresolved)
 
 
 def is_refusal(text: str) -> bool:
