@@ -186,3 +186,37 @@ def test_a_comparison_quotes_both_sides(embedder: Embedder, nlp: Any) -> None:
                       number_passages(COMPARISON))
     assert "Hubert Mordek (8 May 1939 - 17 March 2006) was a German historian. [1]" in answer.text
     assert "Levon Grigorian (7 September 1947 - 29 November 1975)" in answer.text
+
+
+WREN = [
+    ChunkRecord(id=61, document_id=61, position=0, page=None, source="wren.md", title="Wren-3",
+                text="The Wren-3 is a handheld weather station made by Corvid Systems. The Wren-3 firmware is "
+                     "developed under Project Heron."),
+    ChunkRecord(id=62, document_id=62, position=0, page=None, source="heron.md", title="Project Heron",
+                text="Project Heron started in 2021 as a rewrite of the sensor drivers. Project Heron is led by "
+                     "Jonas Meier."),
+]
+
+
+def test_the_chain_is_finished_through_the_bridge_and_the_short_answer_comes_first(embedder: Embedder,
+                                                                                      nlp: Any) -> None:
+    """Issue 26: the answer stopped at "developed under Project Heron" without naming the lead."""
+    answer = complete(ExtractiveAnswerer(embedder, nlp), "Who leads the firmware project for the Wren-3?",
+                      number_passages(WREN))
+    assert answer.short == "Jonas Meier"
+    assert answer.text.startswith("Jonas Meier. [1][2]\n\n")  # one short sentence citing both hops
+    assert "firmware is developed under Project Heron. [1]" in answer.text
+    assert "Project Heron is led by Jonas Meier. [2]" in answer.text
+    assert [c.number for c in answer.citations] == [1, 2]
+
+
+def test_the_short_answer_prefers_the_span_after_the_questions_words(embedder: Embedder, nlp: Any) -> None:
+    chunks = [ChunkRecord(id=71, document_id=71, position=0, page=None, source="okafor.md", title="Samuel Okafor",
+                          text="Samuel Okafor is an oceanographer. Before moving to Norway he studied sea-floor "
+                               "currents at the University of Lagos.")]
+    answer = complete(ExtractiveAnswerer(embedder, nlp), "Where did Samuel Okafor study?", number_passages(chunks))
+    assert answer.short == "the University of Lagos"  # not Norway, which comes before "studied"
+    none = complete(ExtractiveAnswerer(embedder, nlp), "What is the service code of the Skua?",
+                    number_passages([ChunkRecord(id=72, document_id=72, position=0, page=None, source="s.md",
+                                                 title="Skua", text="Crews know the Skua by its code NW-7731-X.")]))
+    assert none.short == "" and none.text.startswith("Crews know the Skua")  # no kind asked: quotes only

@@ -16,8 +16,8 @@ runs, the passages it would see are checked for what an answer needs:
 * **The kind of answer asked for.** A salary or price needs an amount of money, "when" a date,
   "where" a place, "who" a person or organisation: a value of that kind (NER label, or a typed
   pattern for money and years) that the question does not already name must appear in an anchor
-  or in a passage an anchor leads to by naming its title (the second hop: "developed under
-  Project Heron" → the passage titled "Project Heron").
+  or, when the question describes a chain with its terms, in a passage an anchor leads to by naming
+  its title (the second hop: "developed under Project Heron" → the passage titled "Project Heron").
 
 What is missing is named in the refusal ("no passage gives a salary for Marta Kask"). Plain
 English morphology and NER only: nothing here knows a dataset.
@@ -304,7 +304,9 @@ def check_support(question: str, passages: Sequence[Passage], nlp: Any) -> Suppo
         # the anchors that carry the question's terms, and the passages they name by title (a second hop)
         carriers = [i for i in anchors if not needs.terms or any(_has_term(t, texts[i]) for t in needs.terms)]
         reach = set(carriers)
-        for j, p in enumerate(passages):
+        # a second hop only when the question describes one ("the firmware project for the Wren-3"): asked
+        # about a name alone ("how much is Marcus Hale paid?"), the answer must be about that name
+        for j, p in enumerate(passages if needs.terms else ()):
             name = _title_name(p.title)
             if len(name) > 2 and any(j != i and name in texts[i] for i in carriers):
                 reach.add(j)
