@@ -371,7 +371,8 @@ class ExtractiveAnswerer:
         scores = self.score(question, sentences)
         needs = question_needs(question, self.nlp)
         sides = comparison_sides(question, sentences, scores)
-        chain = None if sides else best_chain(question, sentences, scores, needs.entities, needs.cues, needs.root)
+        chain = None if sides or not needs.described else best_chain(
+            question, sentences, scores, needs.entities, needs.cues, needs.root)
         picked = self._pick(sentences, scores, sides or (list(chain) if chain is not None else []))
         order = [sentences.index(s) for s in picked]
         short, cited = short_answer(question, sentences, [chain[1], *order] if chain is not None else order,

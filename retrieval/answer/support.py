@@ -160,6 +160,10 @@ class Needs:
     """The question's content words, verbs included ("born", "studied"), each as its written form and
     lemma ("owns", "own"): what a sentence that answers it is likely to write, and where its answer
     follows."""
+    described: bool = False
+    """The question describes something by a common noun ("the company that acquired …", "the founder of
+    …"), so its answer may sit one hop away; "Who leads Project Heron?" describes nothing: its answer is
+    about the name it writes."""
     root: tuple[str, ...] = ()
     """The question's main verb, when it has one ("study" in "where did … study?"): the relation the
     answer is in."""
@@ -225,7 +229,8 @@ def question_needs(question: str, nlp: Any) -> Needs:
         terms.setdefault(lemma, Term(lemma, _phrase(tok), tok.pos_ == "NOUN", tok.tag_ in ("NNS", "NNPS")))
     cues = tuple(dict.fromkeys(_forms(t) for t in doc if t.pos_ in ("NOUN", "VERB", "ADJ") and not t.is_stop
                                and len(t.text) > 2))
-    return Needs(question, tuple(entities), tuple(terms.values()), answer_kind(question), cues,
+    described = any(t.pos_ == "NOUN" and t.i not in covered for t in doc)
+    return Needs(question, tuple(entities), tuple(terms.values()), answer_kind(question), cues, described,
                  _root(doc, covered))
 
 
