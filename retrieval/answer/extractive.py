@@ -326,7 +326,7 @@ def short_answer(question: str, sentences: Sequence[_Sentence], order: Sequence[
             if (label not in kind.labels | kind.accept and not named) or not _norm(name) or _norm(name) in q:
                 continue
             at = text.find(name.casefold())
-            follows = any(0 <= at - c <= 60 for c in ends)
+            follows = any(at >= c for c in ends)
             found.append((not named, not follows, label not in kind.labels, rank.get(label, len(rank)), n, name))
         if found:
             return min(found)[-1].strip(), (s.passage.number,)
