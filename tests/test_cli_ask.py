@@ -37,3 +37,12 @@ def test_ask_answers_with_resolved_citations_and_refuses_what_the_corpus_lacks(
     refused = runner.invoke(app, ["ask", "What is the boiling point of liquid nitrogen?"], env=env)
     assert refused.exit_code == 0
     assert "The documents don't say." in refused.output and "[1]" not in refused.output
+
+    trap = runner.invoke(app, ["ask", "What is Marta Kask's salary?"], env=env)  # near the corpus, not in it
+    assert "The documents don't say. No passage gives a salary for Marta Kask." in trap.output, trap.output
+
+    follow = runner.invoke(app, ["ask", "Where was she born?", "--previous", "Who founded Lumen Robotics?"], env=env)
+    assert follow.exit_code == 0, follow.output
+    assert "standalone question (resolved from the earlier turns): Where was Marta Kask born?" in follow.output
+    assert follow.output.lstrip().startswith("standalone question") and "Tartu" in follow.output
+    assert "(extractive answer: no answer model is configured" in follow.output  # the mode: one line, not the text
