@@ -17,6 +17,7 @@ from kgrag.core.settings import DatabaseSettings, Settings
 from kgrag.eval.datasets import load_dataset
 from kgrag.eval.report import (
     aggregate,
+    answers_block_name,
     answers_markdown,
     chart,
     check_stamp,
@@ -165,7 +166,9 @@ COMMITTED = sorted((REPO_ROOT / "eval" / "results").glob("*.json"))
 
 @pytest.mark.parametrize("path", COMMITTED, ids=[p.stem for p in COMMITTED])
 def test_committed_results_match_the_current_config_data_and_readme(path: Path) -> None:
-    """A committed results file is regenerated when the config or data changes, and so is its table."""
+    """A committed results file is regenerated when the config or data changes, and so are its tables. A
+    file named after its dataset carries the dataset's table (and its answers table when it answered); one
+    named otherwise (``2wikimultihopqa-answers.json``) only the answers table."""
     results = json.loads(path.read_text())
     problems = check_stamp(results, settings=Settings(_env_file=None), repo_root=REPO_ROOT)
     data = (REPO_ROOT / results["stamp"]["dataset"]["path"]).resolve()
@@ -175,6 +178,16 @@ def test_committed_results_match_the_current_config_data_and_readme(path: Path) 
         problems = [p for p in problems if "is not there" not in p]
     assert problems == []
     readme = (REPO_ROOT / "README.md").read_text()
+    name = results["stamp"]["dataset"]["name"]
+    answered = any("refused" in r for run in results["runs"] for r in run["questions"])
+    answers_block = embedded_block(readme, answers_block_name(name))
+    if answered and answers_block:
+        held_out = re.search(r"--answers --split (\d+)`", answers_block)
+        assert answers_block == answers_markdown(results, source=f"eval/results/{path.name}",
+                                                 split=int(held_out.group(1)) if held_out else None)
+    if path.stem != name:
+        assert answered and answers_block, f"{path.name} is an answers run: README needs its answers block"
+        return
     block = embedded_block(readme, results["stamp"]["dataset"]["name"])
     assert block == markdown(results, source=f"eval/results/{path.name}"), (
         f"README's table for {path.stem} is not what `kgrag eval report eval/results/{path.name} --update "
