@@ -63,7 +63,8 @@ def _retrieve(body: QueryRequest, res: Resources) -> tuple[PipelineResult, GateD
     check_limits(body, res.settings)
     result = res.pipeline.run(body.question, signals=body.signals, top_k=body.top_k,
                               filters=body.filters.to_core(), rerank=body.rerank)
-    return result, gate(result, res.settings, res.runtime.spacy())
+    # the support check reads the passages with spaCy: only worth it when an answer is wanted
+    return result, gate(result, res.settings, res.runtime.spacy() if body.answer else None)
 
 
 def _retrieval_out(result: PipelineResult, decision: GateDecision, answer_stage: StageOut) -> RetrievalOut:
