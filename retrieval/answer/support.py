@@ -8,9 +8,10 @@ runs, the passages it would see are checked for what an answer needs:
 * **The question's names.** Every named entity the question writes (spaCy NER, plus proper nouns
   NER misses) must be mentioned by some passage, or its title: "no passage mentions Australia".
 * **Its key terms, beside those names.** The nouns and superlatives that say *what about* the
-  entity is asked ("salary", "stock price", "largest customer") must appear in the passages that
-  mention the question's names (the *anchors*), matched by stem ("employees" ~ "employs") and a
-  few derivations prose writes instead ("birth" ~ "born"). Answer-type nouns ("which city"),
+  entity is asked ("salary", "stock price", "largest customer"): most of them must appear in the
+  passages that mention the question's names (the *anchors*), matched by stem ("employees" ~
+  "employs"), by a few derivations prose writes instead ("birth" ~ "born"), and any family
+  relation by any other ("X's father" is written "Y, son of X"). Answer-type nouns ("which city"),
   generic ones ("company") and comparatives are not required: they describe the answer, not a
   constraint on it.
 * **The kind of answer asked for.** A salary or price needs an amount of money, "when" a date,
@@ -75,17 +76,18 @@ _KINDS: tuple[tuple[re.Pattern[str], AnswerKind | None], ...] = tuple(
     (re.compile(pattern), kind) for pattern, kind in (
         (r"\b(which|what) (organi[sz]ation|company|firm|institute|university|school|shipyard|yard|maker|"
          r"manufacturer|band|team|club|party|agency)\b", _kind("an organisation", "ORG")),
-        (r"\b(which|what) (city|town|country|place|region|state|village)\b|\bwhere\b",
+        (r"\b(which|what) nationality\b", _kind("a nationality", "NORP", "GPE")),
+        (r"\b(which|what) country\b", _kind("a country", "GPE", "NORP")),
+        (r"\b(which|what) (city|town|place|region|state|village)\b|\bwhere\b",
          _kind("a place", "GPE LOC FAC", "ORG")),
         (r"\bwhen\b|\b(which|what) (year|date|day|month|century)\b|\b(date|year) of\b|\bbirthday\b",
          _kind("a date", "DATE", "", _YEAR_VALUE)),
-        (rf"\b(?P<noun>{_MONEY_NOUNS})\b", _kind("an amount of money", "MONEY", "", _MONEY_VALUE)),
         (r"\bhow much\b.*\b(pay|paid|pays|cost|costs|spend|spent|earn|earned|earns|sell|sold|buy|bought|charge|"
          r"charged|raise|raised|worth)\b", _kind("an amount of money", "MONEY", "", _MONEY_VALUE)),
         (r"\bhow (much)\b", _kind("an amount", "MONEY QUANTITY CARDINAL PERCENT", "", _NUMBER_VALUE)),
+        (rf"\b(?P<noun>{_MONEY_NOUNS})\b", _kind("an amount of money", "MONEY", "", _MONEY_VALUE)),
         (r"\bhow (many)\b", _kind("a number", "CARDINAL QUANTITY MONEY PERCENT", "", _NUMBER_VALUE)),
         (r"\bwho(m|se)?\b", _kind("a person or organisation", "PERSON ORG", "NORP GPE")),
-        (r"\b(which|what) nationality\b", _kind("a nationality", "NORP", "GPE")),
     )
 )
 """Question forms and the kind of answer they ask for (first match wins)."""
@@ -126,17 +128,27 @@ _VALUE_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "QUAN
 _SOFT_LABELS = frozenset({"NORP"})
 """Nationalities are written as adjectives and nouns alike ("Norwegian", "Norway"): checked as terms."""
 
+_KIN = ("father", "mother", "parent", "parents", "child", "children", "son", "daughter", "wife", "husband", "spouse",
+        "married", "brother", "sister", "sibling", "grandfather", "grandmother", "grandson", "granddaughter",
+        "grandchild", "uncle", "aunt", "nephew", "niece", "cousin", "stepmother", "stepfather", "stepson",
+        "stepdaughter", "heir", "widow", "widower", "consort", "paternal", "maternal")
+"""Family relations: prose states one by another ("X's father" is written "Y, son of X"), so any of them
+stands for any other (and "in-law" for all)."""
 _DERIVED: dict[str, tuple[str, ...]] = {
     "birth": ("born",), "birthplace": ("born",), "death": ("died", "dies", "dead"), "burial": ("buried",),
-    "marriage": ("married", "wife", "husband"), "spouse": ("married", "wife", "husband"),
-    "founder": ("founded", "started", "established", "set up"), "owner": ("owns", "owned"),
-    "father": ("son", "daughter", "child"), "mother": ("son", "daughter", "child"),
-    "parent": ("son", "daughter", "child"), "child": ("father", "mother", "parent"),
-    "son": ("father", "mother", "parent"), "daughter": ("father", "mother", "parent"),
-    "director": ("directed", "directs"), "composer": ("composed",), "author": ("wrote", "written"),
-    "employee": ("employs", "employed", "staff", "people"),
+    "marriage": ("married", "wife", "husband"), "founder": ("founded", "started", "established", "set up"),
+    "owner": ("owns", "owned"), "director": ("directed", "directs"), "composer": ("composed",),
+    "author": ("wrote", "written"), "writer": ("wrote", "written"), "producer": ("produced",),
+    "performer": ("performed", "singer", "sung", "recorded", "band"), "creator": ("created",),
+    "employee": ("employs", "employed", "staff", "people"), "movie": ("film",), "film": ("movie",),
+    **{kin: _KIN for kin in (*_KIN, "law")},
 }
-"""Words prose writes instead of the question's noun (plain English morphology, not a dataset's)."""
+_RELATIONAL = frozenset({*_KIN, "law", "founder", "owner", "director", "composer", "author", "writer", "producer",
+                         "performer", "creator"})
+"""Nouns that lead to another entity ("the director of film X"): what is asked about *them* is in that
+entity's own passage, one hop on."""
+"""Words prose writes instead of the question's noun (plain English morphology and family relations, not a
+dataset's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,31 +208,42 @@ def _clean(name: str) -> str:
 
 
 def question_needs(question: str, nlp: Any) -> Needs:
-    """The names, key terms and answer kind of ``question`` (spaCy's tagger and NER on the question)."""
-    doc = nlp(question)
+    """The names, key terms and answer kind of ``question`` (spaCy's tagger and NER on the question). A
+    title's disambiguator ("Fortunella (Film)") is left out: it names no constraint of its own."""
+    doc = nlp(_DISAMBIGUATOR.sub("", question))
     entities: list[str] = []
     covered: set[int] = set()
     for ent in doc.ents:
-        covered.update(range(ent.start, ent.end))
-        if ent.label_ in _VALUE_LABELS or ent.label_ in _SOFT_LABELS:
+        # "Lisbeth Palme's husband" as one span: the name ends at the possessive, the relation is a term
+        end = next((t.i for t in ent if t.tag_ == "POS"), ent.end)
+        covered.update(range(ent.start, end + (end < ent.end)))
+        if ent.label_ in _VALUE_LABELS or ent.label_ in _SOFT_LABELS or end == ent.start:
             continue
-        name = _clean(ent.text)
-        if name and name.casefold() not in (e.casefold() for e in entities):
-            entities.append(name)
-    run: list[str] = []
+        entities.append(doc[ent.start:end].text)
+    run: list[int] = []
     for tok in [*doc, None]:
-        if tok is not None and tok.pos_ == "PROPN" and tok.i not in covered and tok.i > 0:
-            run.append(tok.text)
+        joined = tok is not None and run and tok.text == "-" and not doc[run[-1]].whitespace_  # "Semi-Tough"
+        if tok is not None and ((tok.pos_ == "PROPN" and tok.i not in covered and tok.i > 0) or joined):
+            run.append(tok.i)
             continue
         if run:
-            name = _clean(" ".join(run))
-            if len(name) > 1 and name.casefold() not in (e.casefold() for e in entities):
-                entities.append(name)
+            entities.append(doc[run[0]:run[-1] + 1].text)
             run = []
+    sides = _EITHER.search(doc.text.strip())
+    if sides is not None:  # a comparison names exactly its two sides, whatever NER made of them
+        entities = [sides["a"], sides["b"]]
+    names: list[str] = []
+    for entity in entities:
+        for part in re.split(r"\s+(?:and|or)\s+|,\s*", entity):
+            name = _clean(part)
+            if len(name) > 1 and name.casefold() not in (n.casefold() for n in names):
+                names.append(name)
+    entities = names
+    root = _root(doc, covered)
     terms: dict[str, Term] = {}
     for tok in doc:
         soft = tok.ent_type_ in _SOFT_LABELS
-        if tok.i in covered and not soft:
+        if (tok.i in covered and not soft) or (root and tok.i == root[0]):  # the verb is the relation, not a term
             continue
         wanted = soft or tok.pos_ == "NOUN" or (tok.pos_ == "ADJ" and tok.tag_ != "JJR")
         lemma = tok.lemma_.casefold() if not soft else tok.text.casefold()
@@ -231,22 +254,30 @@ def question_needs(question: str, nlp: Any) -> Needs:
                                and len(t.text) > 2))
     described = any(t.pos_ == "NOUN" and t.i not in covered for t in doc)
     return Needs(question, tuple(entities), tuple(terms.values()), answer_kind(question), cues, described,
-                 _root(doc, covered))
+                 root[1:])
 
 
 _AUX_QUESTION = re.compile(r"^\W*(where|when|who|whom|which|what|how)\b.*\b(did|does|do|was|were|is|are|has|have)\b",
                            re.IGNORECASE)
 
 
-def _root(doc: Any, covered: set[int]) -> tuple[str, ...]:
-    """The question's main verb. "Where did X study?" and "When was X founded?" end on it (the small
-    parser often takes it for a noun there); otherwise the parse's root, when it is a verb."""
+_EITHER = re.compile(r",\s*(?P<a>[^,?]+?)\s+or\s+(?P<b>[^,?]+?)\s*\?\s*$", re.IGNORECASE)
+"""A choice between two named sides: "Which film came out first, A or B?"."""
+_DISAMBIGUATOR = re.compile(r"\s*\([^)]*\)")
+
+
+def _root(doc: Any, covered: set[int]) -> tuple[Any, ...]:
+    """The question's main verb: its token index, then its forms; () when it has none. "Where did X
+    study?" and "When was X founded?" end on it (the small parser often takes it for a noun there);
+    otherwise the parse's root, when it is a verb."""
     words = [t for t in doc if not t.is_punct]
-    if words and _AUX_QUESTION.search(doc.text) and words[-1].i not in covered and words[-1].is_alpha \
-            and words[-1].pos_ in ("VERB", "NOUN"):
-        return _forms(words[-1])
+    aux = _AUX_QUESTION.search(doc.text)
+    last = words[-1] if words else None
+    if aux is not None and last is not None and last.i not in covered and last.is_alpha and (
+            last.pos_ == "VERB" or (last.pos_ == "NOUN" and aux.group(2).lower() in ("did", "does", "do"))):
+        return (last.i, *_forms(last))
     roots = [t for t in doc if t.dep_ == "ROOT" and t.pos_ == "VERB" and not t.is_stop]
-    return _forms(roots[0]) if roots else ()
+    return (roots[0].i, *_forms(roots[0])) if roots else ()
 
 
 def _phrase(tok: Any) -> str:
@@ -301,20 +332,22 @@ def check_support(question: str, passages: Sequence[Passage], nlp: Any) -> Suppo
         return Support(needs, tuple(missing))
     anchors = [i for i, t in enumerate(texts) if any(_mentions(e, t) for e in needs.entities)] \
         if needs.entities else list(range(len(passages)))
-    lacking = [t for t in needs.terms if not any(_has_term(t, texts[i]) for i in anchors)]
-    if lacking:
+    # most of the terms, not each: prose paraphrases one now and then ("the performer of song X" is
+    # "a single by Y"), while a question the passages do not answer misses what it is about outright
+    terms = () if ALTERNATIVES.search(question.strip()) else needs.terms  # a comparison's terms are its sides'
+    scope = set(anchors)
+    if any(t.lemma in _RELATIONAL for t in terms):  # "the place of birth of X's husband": birth is one hop on
+        scope |= _hop(passages, texts, anchors)
+    lacking = [t for t in terms if not any(_has_term(t, texts[i]) for i in scope)]
+    if lacking and 2 * len(lacking) > len(terms):
         missing.append(_lacking(lacking, about))
     kind = needs.kind
     if kind is not None and not missing:
         # the anchors that carry the question's terms, and the passages they name by title (a second hop)
         carriers = [i for i in anchors if not needs.terms or any(_has_term(t, texts[i]) for t in needs.terms)]
-        reach = set(carriers)
         # a second hop only when the question describes one ("the firmware project for the Wren-3"): asked
         # about a name alone ("how much is Marcus Hale paid?"), the answer must be about that name
-        for j, p in enumerate(passages if needs.terms else ()):
-            name = _title_name(p.title)
-            if len(name) > 2 and any(j != i and name in texts[i] for i in carriers):
-                reach.add(j)
+        reach = set(carriers) | (_hop(passages, texts, carriers) if needs.terms else set())
         docs = list(nlp.pipe([passages[i].text for i in sorted(reach)],
                              disable=[n for n in nlp.pipe_names if n not in ("ner", "tok2vec")]))
         if not any(kind.found_in([(e.text, e.label_) for e in d.ents], d.text, question) for d in docs):
@@ -322,10 +355,21 @@ def check_support(question: str, passages: Sequence[Passage], nlp: Any) -> Suppo
     return Support(needs, tuple(missing), tuple(passages[i].number for i in anchors))
 
 
+def _hop(passages: Sequence[Passage], texts: Sequence[str], start: Sequence[int]) -> set[int]:
+    """The passages that ``start``'s passages lead to by naming their title."""
+    out: set[int] = set()
+    for j, p in enumerate(passages):
+        name = _title_name(p.title)
+        if len(name) > 2 and any(j != i and name in texts[i] for i in start):
+            out.add(j)
+    return out
+
+
 def _lacking(terms: Sequence[Term], about: str) -> str:
     """"no passage gives a salary for Marta Kask"; for words that are not nouns ("bankrupt"), "no passage
     about Aalto Shipyards says 'bankrupt'"."""
-    what = " ".join(t.text for t in terms)
+    texts = [t.text for t in terms]
+    what = " ".join(x for x in texts if not any(x != y and x in y.split(" of ") for y in texts))
     if terms[-1].noun:
         article = "" if terms[-1].plural else _article(what) + " "
         return f"no passage gives {article}{what}" + (f" for {about}" if about else "")
