@@ -220,3 +220,16 @@ def test_the_short_answer_prefers_the_span_after_the_questions_words(embedder: E
                     number_passages([ChunkRecord(id=72, document_id=72, position=0, page=None, source="s.md",
                                                  title="Skua", text="Crews know the Skua by its code NW-7731-X.")]))
     assert none.short == "" and none.text.startswith("Crews know the Skua")  # no kind asked: quotes only
+
+
+def test_a_comparison_in_time_is_answered_with_the_earlier_or_later_side(embedder: Embedder, nlp: Any) -> None:
+    first = complete(ExtractiveAnswerer(embedder, nlp), "Who was born first, Hubert Mordek or Levon Grigorian?",
+                     number_passages(COMPARISON))
+    assert first.short == "Hubert Mordek" and first.text.startswith("Hubert Mordek. [1][2]\n\n")
+    later = complete(ExtractiveAnswerer(embedder, nlp), "Who was born later, Hubert Mordek or Levon Grigorian?",
+                     number_passages(COMPARISON))
+    assert later.short == "Levon Grigorian"
+    longer = complete(ExtractiveAnswerer(embedder, nlp), "Who lived longer, Hubert Mordek or Levon Grigorian?",
+                      number_passages(COMPARISON))
+    assert longer.short == ""  # a lifespan is not one year against another: the quotes say it
+    assert answer_labels("What is the place of birth of the director of film Gaby?") >= {"GPE"}

@@ -222,6 +222,35 @@ def comparison_sides(question: str, sentences: Sequence[_Sentence], scores: np.n
     return picked
 
 
+_EARLIER = re.compile(r"\b(first|earlier|earliest|older|oldest|before)\b")
+_LATER = re.compile(r"\b(later|latest|last|younger|youngest|after|more recent|most recently)\b")
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
+
+
+def compared_in_time(question: str, sentences: Sequence[_Sentence]) -> tuple[str, tuple[int, ...]]:
+    """For "which film came out first, A or B?" (or "… later", "who is younger"): the side whose own
+    passage's first year is the earlier (or later) one, with the passages that say so. Only when both
+    sides have a year and they differ; a comparison through a second hop ("the film whose director was
+    born first") is left to the quotes."""
+    match = ALTERNATIVES.search(question.strip())
+    q = question.casefold()
+    earlier, later = _EARLIER.search(q), _LATER.search(q)
+    if match is None or bool(earlier) == bool(later) or re.search(r"\bwhose\b|\bdirector|\bperformer|\bcomposer", q):
+        return "", ()
+    years: list[tuple[int, str, int]] = []
+    for side in (match["a"], match["b"]):
+        name = _norm(side)
+        own = [s for s in sentences if _norm(s.passage.title) == name or s.text.casefold().startswith(name)]
+        found = next(((int(m.group(1)), s.passage.number) for s in own for m in [_YEAR.search(s.text)] if m), None)
+        if found is None:
+            return "", ()
+        years.append((found[0], side.strip(), found[1]))
+    if years[0][0] == years[1][0]:
+        return "", ()
+    pick = min(years) if earlier else max(years)
+    return pick[1], tuple(sorted({years[0][2], years[1][2]}))
+
+
 def anchors(question: str, sentences: Sequence[_Sentence], scores: np.ndarray) -> list[int]:
     """Sentences an answer needs beside the best one: both sides of a comparison, else a two-hop chain."""
     sides = comparison_sides(question, sentences, scores)
@@ -377,6 +406,8 @@ class ExtractiveAnswerer:
         order = [sentences.index(s) for s in picked]
         short, cited = short_answer(question, sentences, [chain[1], *order] if chain is not None else order,
                                     needs.cues)
+        if sides:
+            short, cited = compared_in_time(question, sentences)
         if chain is not None and short:
             cited = tuple(dict.fromkeys((sentences[chain[0]].passage.number, *cited)))
         pieces: list[str] = []

@@ -78,7 +78,7 @@ _KINDS: tuple[tuple[re.Pattern[str], AnswerKind | None], ...] = tuple(
          r"manufacturer|band|team|club|party|agency)\b", _kind("an organisation", "ORG")),
         (r"\b(which|what) nationality\b", _kind("a nationality", "NORP", "GPE")),
         (r"\b(which|what) country\b", _kind("a country", "GPE", "NORP")),
-        (r"\b(which|what) (city|town|place|region|state|village)\b|\bwhere\b",
+        (r"\b(which|what) (city|town|place|region|state|village)\b|\bwhere\b|\bplace of\b",
          _kind("a place", "GPE LOC FAC", "ORG")),
         (r"\bwhen\b|\b(which|what) (year|date|day|month|century)\b|\b(date|year) of\b|\bbirthday\b",
          _kind("a date", "DATE", "", _YEAR_VALUE)),
