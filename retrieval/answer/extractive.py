@@ -251,15 +251,6 @@ def compared_in_time(question: str, sentences: Sequence[_Sentence]) -> tuple[str
     return pick[1], tuple(sorted({years[0][2], years[1][2]}))
 
 
-def anchors(question: str, sentences: Sequence[_Sentence], scores: np.ndarray) -> list[int]:
-    """Sentences an answer needs beside the best one: both sides of a comparison, else a two-hop chain."""
-    sides = comparison_sides(question, sentences, scores)
-    if sides:
-        return sides
-    chain = best_chain(question, sentences, scores)
-    return list(chain) if chain is not None else []
-
-
 def best_chain(question: str, sentences: Sequence[_Sentence], scores: np.ndarray,
                named: Sequence[str] = (), cues: Sequence[Sequence[str]] = (), root: Sequence[str] = ()
                ) -> tuple[int, int] | None:
