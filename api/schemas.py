@@ -12,7 +12,7 @@ from kgrag.core.types import DocumentRecord, Filters
 from kgrag.retrieval.answer import Answer, Citation
 from kgrag.retrieval.base import StageStatus
 from kgrag.retrieval.gate import GateDecision
-from kgrag.retrieval.results import PassageHit
+from kgrag.retrieval.results import PassageHit, PipelineResult
 from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints, field_validator
 
 Signal = Literal["dense", "bm25", "graph"]
@@ -120,6 +120,8 @@ class AnswerOut(BaseModel):
     text: str
     mode: Literal["generative", "extractive", "refused"]
     model: str
+    short_answer: str = Field(default="", description="The answer's span alone (\"Jonas Meier\"), when the "
+                              "answerer found one; the extractive answerer's text opens with it.")
     warning: str = ""
     unresolved_citations: list[int] = Field(
         default_factory=list, description="Citation numbers the model wrote that match no passage: removed from "
@@ -127,7 +129,7 @@ class AnswerOut(BaseModel):
 
     @classmethod
     def of(cls, a: Answer) -> AnswerOut:
-        return cls(text=a.text, mode=a.mode, model=a.model, warning=a.warning,
+        return cls(text=a.text, mode=a.mode, model=a.model, short_answer=a.short, warning=a.warning,
                    unresolved_citations=list(a.unresolved))
 
 
@@ -167,10 +169,35 @@ class RetrievalOut(BaseModel):
         "the LLM wrote.")
 
 
+class UsageOut(BaseModel):
+    """What a request used. Token counts are the answer model's own (OpenAI's ``usage``, Gemini's
+    ``usage_metadata``); where none was reported (the extractive answerer, a refusal by the gate, a server
+    that sends none) they are 0 and ``tokens_reported`` is false, and the retrieval counts say what the
+    request did instead."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    tokens_reported: bool = Field(description="Whether the token counts came from the answer model.")
+    candidates: dict[str, int] = Field(description="Candidates each retriever list returned, before fusion.")
+    passages: int = Field(description="Passages returned after fusion and rerank.")
+    passages_answered_from: int = Field(description="Passages given to the answerer (0 when it did not run).")
+
+    @classmethod
+    def of(cls, result: PipelineResult, answer: Answer | None, answered_from: int) -> UsageOut:
+        used = answer.usage if answer is not None else None
+        return cls(
+            prompt_tokens=used.prompt_tokens if used else 0, completion_tokens=used.completion_tokens if used else 0,
+            total_tokens=used.total_tokens if used else 0, tokens_reported=used is not None,
+            candidates=dict(result.hit_counts), passages=len(result.hits), passages_answered_from=answered_from,
+        )
+
+
 class QueryResponse(RetrievalOut):
     answer: AnswerOut | None
     citations: list[CitationOut]
     warnings: list[str]
+    usage: UsageOut
 
 
 class TextDocumentIn(BaseModel):

@@ -307,6 +307,11 @@ class AnswerSettings(BaseModel):
     )
     on_weak_evidence: Literal["refuse", "warn"] = "refuse"
     max_passages: int = Field(default=5, ge=1)
+    check_support: bool = Field(
+        default=True, description="Refuse, whatever the backend, when the passages lack the question's names, "
+        "its key terms beside them, or a value of the kind it asks for (a salary needs an amount of money); "
+        "the refusal names what was missing.",
+    )
 
 
 class ApiSettings(BaseModel):

@@ -7,6 +7,9 @@ chunk hits back to their unit and de-duplicates before these functions see them.
 from __future__ import annotations
 
 import math
+import re
+import string
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 
@@ -52,6 +55,31 @@ def keyword_recall(text: str, keywords: Sequence[str]) -> float:
         return 0.0
     lowered = text.lower()
     return sum(1 for kw in keywords if kw.lower() in lowered) / len(keywords)
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD's normalisation: lower case, no punctuation, no articles, single spaces."""
+    text = "".join(c for c in text.lower() if c not in string.punctuation)
+    return " ".join(re.sub(r"\b(a|an|the)\b", " ", text).split())
+
+
+def exact_match(prediction: str, golds: Sequence[str]) -> float:
+    """1.0 when the normalised short answer equals any gold answer (SQuAD / 2Wiki EM)."""
+    pred = normalize_answer(prediction)
+    return 1.0 if pred and any(pred == normalize_answer(g) for g in golds) else 0.0
+
+
+def token_f1(prediction: str, golds: Sequence[str]) -> float:
+    """The best token-overlap F1 of the short answer against any gold answer (SQuAD / 2Wiki F1)."""
+    pred = normalize_answer(prediction).split()
+    best = 0.0
+    for gold in golds:
+        ref = normalize_answer(gold).split()
+        common = sum((Counter(pred) & Counter(ref)).values())
+        if pred and ref and common:
+            precision, recall = common / len(pred), common / len(ref)
+            best = max(best, 2 * precision * recall / (precision + recall))
+    return best
 
 
 def percentile(values: Sequence[float], q: float) -> float:

@@ -21,7 +21,8 @@ COLUMNS: list[tuple[str, str, str]] = [
     ("recall@2", "R@2", "{:.3f}"), ("recall@5", "R@5", "{:.3f}"), ("recall@10", "R@10", "{:.3f}"),
     ("hit@1", "Hit@1", "{:.3f}"), ("hit@5", "Hit@5", "{:.3f}"), ("mrr@10", "MRR@10", "{:.3f}"),
     ("ndcg@10", "nDCG@10", "{:.3f}"), ("keyword_recall", "kw recall", "{:.3f}"),
-    ("refusal_accuracy", "refusals", "{:.3f}"), ("false_refusals", "false ref.", "{:.3f}"),
+    ("answer_em", "EM", "{:.3f}"), ("answer_f1", "F1", "{:.3f}"),
+    ("refusal_precision", "refusal P", "{:.3f}"), ("refusal_recall", "refusal R", "{:.3f}"),
     ("graph_fired", "graph fired", "{:.3f}"), ("graph_contribution", "graph-only top5", "{:.3f}"),
     ("latency_p50_ms", "p50 ms", "{:.1f}"), ("latency_p95_ms", "p95 ms", "{:.1f}"),
 ]
@@ -51,6 +52,11 @@ def aggregate(run: dict[str, Any], qrels: dict[str, Any]) -> dict[str, float | N
     answerable = [r["refused"] for r in rows if "refused" in r and not qrels[r["id"]]["should_refuse"]]
     out["refusal_accuracy"] = mean([1.0 if x else 0.0 for x in refuse]) if refuse else None
     out["false_refusals"] = mean([1.0 if x else 0.0 for x in answerable]) if answerable else None
+    out.update(refusal_scores(refuse, answerable))
+    em = [r["answer_em"] for r in rows if "answer_em" in r]
+    f1 = [r["answer_f1"] for r in rows if "answer_f1" in r]
+    out["answer_em"] = mean(em) if em else None
+    out["answer_f1"] = mean(f1) if f1 else None
     fired = [r["graph_fired"] for r in rows if "graph_fired" in r]
     only = [r["graph_only_top5"] for r in rows if "graph_only_top5" in r]
     out["graph_fired"] = mean([1.0 if x else 0.0 for x in fired]) if fired else None
@@ -59,6 +65,74 @@ def aggregate(run: dict[str, Any], qrels: dict[str, Any]) -> dict[str, float | N
     out["latency_p50_ms"] = percentile(lat, 50)
     out["latency_p95_ms"] = percentile(lat, 95)
     return out
+
+
+def refusal_scores(refuse: list[bool], answerable: list[bool]) -> dict[str, float | None]:
+    """Refusal precision (of the questions refused, the share that should have been) and recall (of the
+    questions that should be refused, the share that were); None where there is nothing to divide by,
+    except precision with no refusal at all when some were due: 0 then, not "undefined"."""
+    right = sum(refuse)
+    refused = right + sum(answerable)
+    if not refuse and not answerable:
+        return {"refusal_precision": None, "refusal_recall": None}
+    return {"refusal_precision": right / refused if refused else (0.0 if refuse else None),
+            "refusal_recall": right / len(refuse) if refuse else None}
+
+
+ANSWER_KINDS = {"answerable": "single-hop", "multihop": "multi-hop", "should_refuse": "unanswerable"}
+
+
+def answers_block_name(name: str) -> str:
+    return f"{name}:answers"
+
+
+def answers_markdown(results: dict[str, Any], *, source: str, split: int | None = None) -> str:
+    """The answer stage on its own: per question kind, answer keyword recall, short-answer EM and F1 and
+    false refusals, then refusal precision and recall, for every run that answered. ``split``: only the
+    questions after it (the held-out part of a set whose first questions were tuned on)."""
+    qrels = results["qrels"]
+    st = results["stamp"]
+    head = ["configuration", "questions", "n", "kw recall", "EM", "F1", "false refusals"]
+    lines = [f"**{st['dataset']['name']}** answers ({st['models'].get('answerer') or 'no answerer'}), config hash "
+             f"`{st['config_hash']}`, commit `{(st['git'].get('commit') or 'unknown')[:10]}`.", "",
+             "| " + " | ".join(head) + " |", "|---|---|" + "---:|" * (len(head) - 2)]
+    refusals: list[str] = []
+    for run in results["runs"]:
+        rows = [r for r in run["questions"] if "refused" in r]
+        if split is not None:
+            rows = rows[split:]
+        if not rows:
+            continue
+        kinds = dict.fromkeys(qrels[r["id"]].get("kind") or "answerable" for r in rows)
+        for kind in kinds:
+            of_kind = [r for r in rows if (qrels[r["id"]].get("kind") or "answerable") == kind]
+            if kind == "should_refuse":
+                continue
+            cells = [_mean_of(of_kind, key) for key in ("keyword_recall", "answer_em", "answer_f1")]
+            cells.append(f"{mean([1.0 if r['refused'] else 0.0 for r in of_kind]):.3f}")
+            lines.append(f"| {run['name']} | {ANSWER_KINDS.get(kind, kind)} | {len(of_kind)} | " + " | ".join(cells)
+                         + " |")
+        scores = refusal_scores([r["refused"] for r in rows if qrels[r["id"]]["should_refuse"]],
+                                [r["refused"] for r in rows if not qrels[r["id"]]["should_refuse"]])
+        if scores["refusal_recall"] is not None:
+            refusals.append(f"{run['name']}: refusal precision {_fmt(scores['refusal_precision'])}, refusal recall "
+                            f"{_fmt(scores['refusal_recall'])} "
+                            f"({sum(1 for r in rows if qrels[r['id']]['should_refuse'])} unanswerable questions)")
+    part = f" --split {split}" if split is not None else ""
+    what = f"; questions after {split} only (held out)" if split is not None else ""
+    lines += ["", *(f"- {line}" for line in refusals), *([""] if refusals else []),
+              f"_Generated by `kgrag eval report {source} --answers{part}` from the raw per-question rows{what}; "
+              "do not edit._"]
+    return "\n".join(lines) + "\n"
+
+
+def _mean_of(rows: list[dict[str, Any]], key: str) -> str:
+    values = [r[key] for r in rows if key in r]
+    return f"{mean(values):.3f}" if values else "–"
+
+
+def _fmt(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
 
 
 def summary(results: dict[str, Any]) -> list[tuple[str, dict[str, float | None]]]:

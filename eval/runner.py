@@ -21,9 +21,9 @@ from typing import Any
 
 from kgrag.core.runtime import Runtime
 from kgrag.eval.datasets import Dataset, EvalQuestion, unit_of_source
-from kgrag.eval.metrics import dedupe, keyword_recall
+from kgrag.eval.metrics import dedupe, exact_match, keyword_recall, token_f1
 from kgrag.ingest.pipeline import Ingestor
-from kgrag.retrieval.answer.base import complete
+from kgrag.retrieval.answer.base import Answer, complete
 from kgrag.retrieval.answer.factory import answerer_for
 from kgrag.retrieval.answer.grounded import gate, passages_from
 from kgrag.retrieval.pipeline import QueryPipeline, build_pipeline
@@ -112,8 +112,8 @@ def reranker_available(pipeline: QueryPipeline) -> tuple[bool, str]:
     return outcome.status.state == "ran", outcome.status.reason
 
 
-def question_row(q: EvalQuestion, result: PipelineResult, refused: bool | None, answer_text: str | None
-                 ) -> dict[str, Any]:
+def question_row(q: EvalQuestion, result: PipelineResult, refused: bool | None, answer_text: str | None,
+                 answer: Answer | None = None, refusal_reason: str = "") -> dict[str, Any]:
     """The raw output kept per question: everything a metric is computed from, nothing aggregated."""
     units = dedupe(unit_of_source(h.source) for h in result.hits)[:RANKED_DEPTH]
     top5 = result.hits[:5]
@@ -133,6 +133,16 @@ def question_row(q: EvalQuestion, result: PipelineResult, refused: bool | None, 
         row["keyword_recall"] = round(keyword_recall(text, q.keywords), 4)
     if refused is not None:
         row["refused"] = refused
+        if refused:
+            row["refusal_reason"] = refusal_reason
+    if answer is not None:
+        row["answer"] = answer.text
+        row["short_answer"] = answer.short
+        if q.keywords:
+            row["answer_em"] = exact_match(answer.short, q.keywords)
+            row["answer_f1"] = round(token_f1(answer.short, q.keywords), 4)
+    elif refused and q.keywords:
+        row["answer_em"], row["answer_f1"] = 0.0, 0.0
     return row
 
 
@@ -157,15 +167,16 @@ def run_eval(rt: Runtime, dataset: Dataset, *, ablate: bool, answers: bool | Non
             rows = []
             for q in dataset.questions:
                 result = pipeline.run(q.text, signals=cfg.signals, top_k=CHUNK_DEPTH, rerank=cfg.rerank)
-                refused, text = None, None
+                refused, text, answer, reason = None, None, None, ""
                 if answerer is not None:
-                    decision = gate(result, rt.settings)
+                    decision = gate(result, rt.settings, rt.spacy())
                     refused = decision.verdict == "refuse"
-                    text = ""  # a refused answer holds no keyword (not the passages it refused)
+                    text, reason = "", decision.reason  # a refused answer holds no keyword (not the passages)
                     if not refused:
                         passages = passages_from(result.hits, rt.settings.answer.max_passages)
-                        text = complete(answerer, q.text, passages).text
-                rows.append(question_row(q, result, refused, text))
+                        answer = complete(answerer, q.text, passages)
+                        refused, text, reason = answer.refused, answer.text, answer.text
+                rows.append(question_row(q, result, refused, text, answer, reason))
                 done += 1
                 if progress:
                     progress(f"asking ({cfg.name})", done, total)

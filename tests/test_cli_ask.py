@@ -41,6 +41,14 @@ def test_ask_answers_with_resolved_citations_and_refuses_what_the_corpus_lacks(
     assert refused.exit_code == 0
     assert "The documents don't say." in refused.output and "[1]" not in refused.output
 
+    trap = runner.invoke(app, ["ask", "What is Marta Kask's salary?"], env=env)  # near the corpus, not in it
+    assert "The documents don't say. No passage gives a salary for Marta Kask." in trap.output, trap.output
+
+    follow = runner.invoke(app, ["ask", "Where was she born?", "--previous", "Who founded Lumen Robotics?"], env=env)
+    assert follow.exit_code == 0, follow.output
+    assert "standalone question (resolved from the earlier turns): Where was Marta Kask born?" in follow.output
+    assert follow.output.lstrip().startswith("standalone question") and "Tartu" in follow.output
+    assert "(extractive answer: no answer model is configured" in follow.output  # the mode: one line, not the text
 
 def test_a_generative_backend_without_its_key_fails_before_retrieval(tmp_path: Path, fresh_database_url: str) -> None:
     """It used to fail only after retrieval (18-26 s on a newcomer's machine); here the store is even empty, and

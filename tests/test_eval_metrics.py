@@ -7,6 +7,7 @@ import math
 import pytest
 from kgrag.eval.metrics import (
     dedupe,
+    exact_match,
     hit_at,
     keyword_recall,
     mrr_at,
@@ -14,7 +15,9 @@ from kgrag.eval.metrics import (
     percentile,
     recall_at,
     retrieval_scores,
+    token_f1,
 )
+from kgrag.eval.report import refusal_scores
 
 RANKED = ["d3", "d1", "d7", "d2", "d9", "d4"]
 RELEVANT = {"d1", "d2", "d8"}
@@ -68,3 +71,19 @@ def test_retrieval_scores_reports_every_metric() -> None:
     scores = retrieval_scores(RANKED, RELEVANT)
     assert set(scores) == {"hit@1", "hit@3", "hit@5", "recall@2", "recall@5", "recall@10", "mrr@10", "ndcg@10"}
     assert scores["recall@10"] == pytest.approx(2 / 3)
+
+
+def test_short_answer_exact_match_and_f1_normalise_like_squad() -> None:
+    assert exact_match("the Halvorsen Foundation", ["Halvorsen Foundation"]) == 1.0
+    assert exact_match("Luleå.", ["Kiruna", "luleå"]) == 1.0
+    assert exact_match("", ["x"]) == 0.0 and exact_match("Bergen", ["Tartu"]) == 0.0
+    assert token_f1("the University of Lagos", ["Lagos"]) == pytest.approx(0.5)  # P 1/3 ("the" dropped), R 1
+    assert token_f1("Oslo", ["Lagos"]) == 0.0
+
+
+def test_refusal_precision_and_recall() -> None:
+    # 3 should be refused (2 were), 4 answerable (1 was refused): precision 2/3, recall 2/3
+    scores = refusal_scores([True, True, False], [False, True, False, False])
+    assert scores["refusal_precision"] == pytest.approx(2 / 3) and scores["refusal_recall"] == pytest.approx(2 / 3)
+    assert refusal_scores([False], [False]) == {"refusal_precision": 0.0, "refusal_recall": 0.0}
+    assert refusal_scores([], [False])["refusal_recall"] is None

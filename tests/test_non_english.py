@@ -67,7 +67,7 @@ def test_bm25_alone_finds_it_and_an_unrelated_chinese_question_is_still_refused(
     assert refused["answer"]["mode"] == "refused"
     english = client.post("/v1/query", json={"question": "Who founded Jade Harbor Tea Company?"}).json()
     assert english["gate"]["verdict"] == "pass"
-    assert [c["name"] for c in english["gate"]["checks"]] == ["fused_score", "dense_similarity"]
+    assert [c["name"] for c in english["gate"]["checks"]] == ["fused_score", "dense_similarity", "support"]
 
 
 def test_question_and_document_tokenise_alike() -> None:

@@ -8,10 +8,13 @@ from typing import Annotated
 import typer
 from kgrag.api.cli.common import console, err_console, handle_errors, runtime
 from kgrag.api.cli.query import FILTER_HELP, exit_if_store_empty, parse_filters, parse_signals, print_warnings
-from kgrag.retrieval.answer.base import Answer
+from kgrag.core.runtime import Runtime
+from kgrag.core.types import Filters
+from kgrag.retrieval.answer.base import Answer, Answerer, TextModel
 from kgrag.retrieval.answer.factory import answerer_for, make_answerer, resolve_backend
-from kgrag.retrieval.answer.grounded import answer_stream, gate
-from kgrag.retrieval.pipeline import build_pipeline
+from kgrag.retrieval.answer.grounded import answer_stream, gate, grounded_answer
+from kgrag.retrieval.conversation import Standalone, Turn, standalone_question
+from kgrag.retrieval.pipeline import QueryPipeline, build_pipeline
 from kgrag.retrieval.sync import sync_for
 from rich.markup import escape
 
@@ -23,17 +26,22 @@ def ask(
         "--signals", help="Comma-separated subset of dense,bm25,graph (default: all three).")] = None,
     no_rerank: Annotated[bool, typer.Option("--no-rerank", help="Skip the cross-encoder.")] = False,
     filters: Annotated[list[str] | None, typer.Option("--filter", help=FILTER_HELP)] = None,
+    previous: Annotated[list[str] | None, typer.Option("--previous", help=PREVIOUS_HELP)] = None,
 ) -> None:
     """Answer QUESTION from your documents, citing the passages it rests on as \\[n].
 
     Uses Gemini when GEMINI_API_KEY (or Vertex AI settings) is configured, or any OpenAI-compatible
     server (Ollama, vLLM, llama.cpp) named by KGRAG_ANSWER__OPENAI_MODEL and KGRAG_ANSWER__OPENAI_BASE_URL,
-    else an offline extractive answerer that quotes the most relevant sentences. When the evidence is too
-    weak the answer is a refusal ("The documents don't say"), never a guess.
+    else an offline extractive answerer that says the short answer when it finds one, then quotes the
+    sentences it rests on. When the evidence is too weak, or the passages lack what the question asks
+    for (a salary, a date, the person it names), the answer is a refusal that says what was missing
+    ("The documents don't say. No passage gives a salary for Marta Kask."), never a guess.
 
     Example:  kgrag ask "Who founded the company that acquired Lumen Robotics?"
 
     Example:  kgrag ask "What was the revenue?" --filter ticker=2330
+
+    Example:  kgrag ask "Where does he work?" --previous "Who leads Project Heron?"
     """
     wanted = parse_signals(signals)
     where = parse_filters(filters)
@@ -43,12 +51,16 @@ def ask(
                     else None)
         with build_pipeline(rt, signals=wanted, builder=True) as pipe:
             sync_for(rt, pipe, start=False).sync_once()  # the graph and BM25 index the database publishes
+            answerer = answerer or answerer_for(rt.settings.answer, embedder=rt.embedder, spacy=rt.spacy)
+            if previous:
+                standalone = follow_up(rt, pipe, answerer, question, previous, signals=wanted, filters=where)
+                print_standalone(standalone)
+                question = standalone.question
             result = pipe.run(question, signals=wanted, rerank=not no_rerank, filters=where)
         exit_if_store_empty(result, rt.settings.home)
         print_warnings(result)
-        answerer = answerer or answerer_for(rt.settings.answer, embedder=rt.embedder, spacy=rt.spacy)
         final: Answer | None = None
-        for event in answer_stream(result, gate(result, rt.settings), answerer, rt.settings):
+        for event in answer_stream(result, gate(result, rt.settings, rt.spacy()), answerer, rt.settings):
             if isinstance(event, Answer):
                 final = event
             else:
@@ -60,13 +72,46 @@ def ask(
     print_sources(final)
 
 
+PREVIOUS_HELP = ("An earlier question of the conversation, oldest first (repeat for more): QUESTION is then a "
+                 "follow-up, rewritten to stand alone (\"Where does he work?\" after \"Who leads Project Heron?\").")
+
+
+def follow_up(rt: Runtime, pipe: QueryPipeline, answerer: Answerer, question: str, previous: list[str], *,
+              signals: tuple[str, ...] | None, filters: Filters | None) -> Standalone:
+    """QUESTION as a standalone question after the ``previous`` ones: each earlier question is answered in
+    turn (quietly), so its answer's names can resolve what follows, as in a chat."""
+    llm = answerer if isinstance(answerer, TextModel) else None
+    turns: list[Turn] = []
+    for earlier in previous:
+        turns.append(Turn("user", earlier))
+        asked = standalone_question(turns, nlp=rt.spacy(), llm=llm).question
+        result = pipe.run(asked, signals=signals, filters=filters)
+        turns.append(Turn("assistant", grounded_answer(result, gate(result, rt.settings, rt.spacy()), answerer,
+                                                       rt.settings).text))
+    turns.append(Turn("user", question))
+    return standalone_question(turns, nlp=rt.spacy(), llm=llm)
+
+
+def print_standalone(standalone: Standalone) -> None:
+    """The question that actually ran, when the conversation changed it (and how)."""
+    how = {"llm": "rewritten by the answer model", "entities": "resolved from the earlier turns",
+           "as-is": "as written"}[standalone.method]
+    err_console.print(f"[dim]standalone question ({how}):[/] {escape(standalone.question)}")
+    if standalone.note:
+        err_console.print(f"[yellow]note:[/] {escape(standalone.note)}")
+
+
 def print_sources(answer: Answer) -> None:
     if answer.warning:
         err_console.print(f"[bold yellow]warning:[/] {escape(answer.warning)}")
     if answer.refused:
         return
-    model = f", {answer.model}" if answer.model and answer.model != answer.mode else ""
-    console.print(f"[dim]({answer.mode} answer{escape(model)})[/]")
+    if answer.mode == "extractive":
+        console.print("[dim](extractive answer: no answer model is configured, so these are the passages' own "
+                      "sentences)[/]")
+    else:
+        model = f", {answer.model}" if answer.model and answer.model != answer.mode else ""
+        console.print(f"[dim]({answer.mode} answer{escape(model)})[/]")
     for c in answer.citations:
         page = f", page {c.page}" if c.page is not None else ""
         # the chunk's place in its document (1-based), not its database id: "chunk 26" of a 3-chunk file misleads

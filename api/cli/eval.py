@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from kgrag.api.cli.common import CliApp, console, handle_errors, load_settings, progress_bar
+from kgrag.core.errors import InvalidInputError
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import DatabaseSettings
 from rich.markup import escape
@@ -97,6 +98,11 @@ def report(
     split: Annotated[int | None, typer.Option(min=1, help="Also report questions [1, N] (tuned on) and the rest "
                                               "(held out) apart, with R@5 per question type; --update writes it "
                                               "to the <!-- eval:NAME:split --> block.")] = None,
+    answers: Annotated[bool, typer.Option("--answers", help="Report the answer stage instead (a run made with "
+                                          "--answers): answer keyword recall, short-answer EM/F1 and false "
+                                          "refusals per question kind, refusal precision and recall; with "
+                                          "--split, the held-out questions only. --update writes the "
+                                          "<!-- eval:NAME:answers --> block.")] = False,
 ) -> None:
     """Print the ablation table (recomputed from the raw rows) and optionally write it and a chart.
 
@@ -105,6 +111,9 @@ def report(
     from kgrag.eval.report import chart, load_results, markdown, split_block_name, split_markdown, update_block
 
     data = load_results(results)
+    if answers:
+        _answers_report(data, results, readme, split)
+        return
     table = markdown(data, source=_relative_to_repo(results))
     console.print(table, markup=False, highlight=False, soft_wrap=True)
     if markdown_out:
@@ -122,6 +131,19 @@ def report(
             text = update_block(text, split_block_name(name), split_table)
         readme.write_text(text)
         console.print(f"updated the {name} table{'s' if split_table else ''} in {readme}")
+
+
+def _answers_report(data: dict[str, Any], results: Path, readme: Path | None, split: int | None) -> None:
+    from kgrag.eval.report import answers_block_name, answers_markdown, update_block
+
+    if not any("refused" in r for run in data["runs"] for r in run["questions"]):
+        raise InvalidInputError(f"{results} has no answers", fix="run `kgrag eval run --answers` first")
+    table = answers_markdown(data, source=_relative_to_repo(results), split=split)
+    console.print(table, markup=False, highlight=False, soft_wrap=True)
+    if readme:
+        name = answers_block_name(data["stamp"]["dataset"]["name"])
+        readme.write_text(update_block(readme.read_text(), name, table))
+        console.print(f"updated the {name} table in {readme}")
 
 
 @eval_app.command("check")

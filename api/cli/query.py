@@ -60,6 +60,9 @@ def query(
         "--explain", help="Also show each signal's rank and score, the fused and rerank scores, "
         "and the time each stage took.")] = False,
     filters: Annotated[list[str] | None, typer.Option("--filter", help=FILTER_HELP)] = None,
+    previous: Annotated[list[str] | None, typer.Option("--previous", help=(
+        "An earlier question of the conversation, oldest first (repeat for more): QUESTION is then a follow-up, "
+        "rewritten to stand alone; --explain shows the question that ran."))] = None,
 ) -> None:
     """Find the passages that best answer QUESTION.
 
@@ -75,6 +78,15 @@ def query(
     where = parse_filters(filters)
     with runtime(light=True) as rt, build_pipeline(rt, signals=wanted, builder=True) as pipe:
         sync_for(rt, pipe, start=False).sync_once()  # the graph and BM25 index the database publishes
+        if previous:
+            from kgrag.api.cli.ask import follow_up, print_standalone
+            from kgrag.retrieval.answer.factory import answerer_for
+
+            answerer = answerer_for(rt.settings.answer, embedder=rt.embedder, spacy=rt.spacy)
+            standalone = follow_up(rt, pipe, answerer, question, previous, signals=wanted, filters=where)
+            if explain:
+                print_standalone(standalone)
+            question = standalone.question
         result = pipe.run(question, signals=wanted, top_k=top_k, rerank=not no_rerank, filters=where)
     exit_if_store_empty(result, rt.settings.home)
     print_result(result, explain=explain)

@@ -18,15 +18,16 @@ from typing import Any, Literal
 
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
-from kgrag.api.deps import Authorized, ResourcesDep
+from kgrag.api.deps import Authorized, Resources, ResourcesDep
 from kgrag.api.openapi import COMMON, errors
 from kgrag.api.problems import problem, problem_for
-from kgrag.api.routes.query import _retrieve
-from kgrag.api.schemas import CitationOut, QueryRequest
+from kgrag.api.routes.query import _retrieve, usage_of
+from kgrag.api.schemas import CitationOut, QueryRequest, UsageOut
 from kgrag.core.errors import InvalidInputError, KgragError
 from kgrag.core.settings import ApiSettings
-from kgrag.retrieval.answer import Answer, Citation
+from kgrag.retrieval.answer import Answer, Citation, TextModel
 from kgrag.retrieval.answer.grounded import answer_stream, grounded_answer
+from kgrag.retrieval.conversation import Standalone, Turn, standalone_question
 from pydantic import BaseModel, ConfigDict, Field
 
 log = logging.getLogger("kgrag.api")
@@ -73,13 +74,31 @@ class ChatChoice(BaseModel):
     finish_reason: Literal["stop"] = "stop"
 
 
+class RewriteOut(BaseModel):
+    method: Literal["as-is", "llm", "entities"] = Field(
+        description="as-is: the last message ran as written; llm: the answer model rewrote it from the "
+        "conversation; entities: the earlier turns' entities resolved its pronouns or ellipsis.")
+    original: str = Field(description="The last user message as sent.")
+    resolved: dict[str, str] = Field(
+        default_factory=dict, description="With method entities: what was replaced, e.g. {\"he\": \"Jonas Meier\"}.")
+    note: str = Field(default="", description="Why the LLM rewrite was not used, when it was tried and failed.")
+
+    @classmethod
+    def of(cls, s: Standalone) -> RewriteOut:
+        return cls(method=s.method, original=s.original, resolved=dict(s.resolved), note=s.note)
+
+
 class ChatCompletion(BaseModel):
     id: str
     object: Literal["chat.completion"] = "chat.completion"
     created: int
     model: str
     choices: list[ChatChoice]
+    usage: UsageOut
     citations: list[CitationOut] = Field(description="kgrag's extra field: what each [n] in the answer cites.")
+    standalone_question: str = Field(description="kgrag's extra field: the question retrieval ran on (the last "
+                                     "user message, rewritten to stand alone when it was a follow-up).")
+    rewrite: RewriteOut = Field(description="kgrag's extra field: how the standalone question was made.")
 
 
 class ModelOut(BaseModel):
@@ -95,7 +114,7 @@ class ModelList(BaseModel):
 
 
 def check_chat_limits(body: ChatRequest, api: ApiSettings) -> None:
-    """Only the last user message is asked, but every message is parsed and held while the request runs:
+    """Every message is parsed and held while the request runs:
     the count and the total text are bounded before anything reaches the retrievers or the answerer."""
     if len(body.messages) > api.max_messages:
         raise InvalidInputError(f"the conversation has {len(body.messages)} messages, over the limit of "
@@ -108,12 +127,20 @@ def check_chat_limits(body: ChatRequest, api: ApiSettings) -> None:
                                 "KGRAG_API__MAX_CHAT_CHARS")
 
 
-def question_of(body: ChatRequest) -> str:
-    for message in reversed(body.messages):
-        if message.role == "user" and message.text().strip():
-            return message.text()
-    raise InvalidInputError("the conversation has no user message with text to answer",
-                            fix='end `messages` with {"role": "user", "content": "your question"}')
+def turns_of(body: ChatRequest) -> list[Turn]:
+    """The user and assistant turns with text (system and tool messages say nothing about the corpus)."""
+    turns = [Turn("user" if m.role == "user" else "assistant", m.text()) for m in body.messages
+             if m.role in ("user", "assistant") and m.text().strip()]
+    if not any(t.role == "user" for t in turns):
+        raise InvalidInputError("the conversation has no user message with text to answer",
+                                fix='end `messages` with {"role": "user", "content": "your question"}')
+    return turns
+
+
+def standalone_of(body: ChatRequest, res: Resources) -> Standalone:
+    """The last user turn as a standalone question: rewritten by the answer model when there is one."""
+    llm = res.answerer if isinstance(res.answerer, TextModel) else None
+    return standalone_question(turns_of(body), nlp=res.runtime.spacy(), llm=llm)
 
 
 def sources_text(citations: tuple[Citation, ...] | list[Citation]) -> str:
@@ -145,18 +172,23 @@ def _chunk(cid: str, created: int, model: str, delta: dict[str, Any], finish: st
                               "description": "With `stream: true`: `chat.completion.chunk` events, then "
                                              "`data: [DONE]`."}, **errors(400)})
 def chat_completions(body: ChatRequest, res: ResourcesDep) -> ChatCompletion | StreamingResponse:
-    """Answer the last user message from the documents, with citations [n]; OpenAI's wire format."""
+    """Answer the last user message from the documents, with citations [n]; OpenAI's wire format. A
+    follow-up is first rewritten into the standalone question it stands for (``standalone_question``)."""
     check_chat_limits(body, res.settings.api)
-    result, decision = _retrieve(QueryRequest(question=question_of(body)), res)
+    standalone = standalone_of(body, res)
+    result, decision = _retrieve(QueryRequest(question=standalone.question), res)
     cid = f"chatcmpl-{uuid.uuid4().hex}"
     created = int(time.time())
     model = body.model or MODEL
+    max_passages = res.settings.answer.max_passages
     if not body.stream:
         answer = grounded_answer(result, decision, res.answerer, res.settings)
         return ChatCompletion(
             id=cid, created=created, model=model,
             choices=[ChatChoice(message=ChatChoiceMessage(content=answer.text + sources_text(answer.citations)))],
+            usage=usage_of(result, decision.verdict, answer, max_passages),
             citations=[CitationOut.of(c) for c in answer.citations],
+            standalone_question=standalone.question, rewrite=RewriteOut.of(standalone),
         )
 
     def events() -> Iterator[str]:
@@ -179,7 +211,10 @@ def chat_completions(body: ChatRequest, res: ResourcesDep) -> ChatCompletion | S
         if citations:
             yield _chunk(cid, created, model, {"content": sources_text(citations)})
         yield _chunk(cid, created, model, {}, "stop",
-                     citations=[CitationOut.of(c).model_dump(mode="json") for c in citations])
+                     citations=[CitationOut.of(c).model_dump(mode="json") for c in citations],
+                     usage=usage_of(result, decision.verdict, answer, max_passages).model_dump(mode="json"),
+                     standalone_question=standalone.question,
+                     rewrite=RewriteOut.of(standalone).model_dump(mode="json"))
         yield "data: [DONE]\n\n"
 
     return StreamingResponse(events(), media_type="text/event-stream",

@@ -25,6 +25,7 @@ from kgrag.api.schemas import (
     QueryResponse,
     RetrievalOut,
     StageOut,
+    UsageOut,
 )
 from kgrag.core.errors import InvalidInputError, KgragError
 from kgrag.core.settings import Settings
@@ -63,7 +64,8 @@ def _retrieve(body: QueryRequest, res: Resources) -> tuple[PipelineResult, GateD
     check_limits(body, res.settings)
     result = res.pipeline.run(body.question, signals=body.signals, top_k=body.top_k,
                               filters=body.filters.to_core(), rerank=body.rerank)
-    return result, gate(result, res.settings)
+    # the support check reads the passages with spaCy: only worth it when an answer is wanted
+    return result, gate(result, res.settings, res.runtime.spacy() if body.answer else None)
 
 
 def _retrieval_out(result: PipelineResult, decision: GateDecision, answer_stage: StageOut) -> RetrievalOut:
@@ -84,8 +86,8 @@ def _answer_stage(wanted: bool, decision: GateDecision) -> StageOut:
     return StageOut(state="ran")
 
 
-def _response(retrieval: RetrievalOut, result: PipelineResult, answer: Answer | None, answer_seconds: float
-              ) -> QueryResponse:
+def _response(retrieval: RetrievalOut, result: PipelineResult, answer: Answer | None, answer_seconds: float,
+              max_passages: int) -> QueryResponse:
     timings = dict(retrieval.timings)
     if answer is not None:
         timings["answer"] = answer_seconds
@@ -98,8 +100,14 @@ def _response(retrieval: RetrievalOut, result: PipelineResult, answer: Answer | 
         **retrieval.model_dump(exclude={"timings"}), timings=timings,
         answer=AnswerOut.of(answer) if answer is not None else None,
         citations=[CitationOut.of(c) for c in answer.citations] if answer is not None else [],
-        warnings=warnings,
+        warnings=warnings, usage=usage_of(result, retrieval.gate.verdict, answer, max_passages),
     )
+
+
+def usage_of(result: PipelineResult, verdict: str, answer: Answer | None, max_passages: int) -> UsageOut:
+    """The response's ``usage``: the answerer saw no passage when there was no answer or the gate refused."""
+    answered_from = 0 if answer is None or verdict == "refuse" else min(len(result.hits), max_passages)
+    return UsageOut.of(result, answer, answered_from)
 
 
 @router.post("/query", response_model=QueryResponse, responses=errors(400))
@@ -111,7 +119,7 @@ def query(body: QueryRequest, res: ResourcesDep) -> QueryResponse:
     t0 = time.perf_counter()
     if body.answer:
         answer = grounded_answer(result, decision, res.answerer, res.settings)
-    return _response(retrieval, result, answer, time.perf_counter() - t0)
+    return _response(retrieval, result, answer, time.perf_counter() - t0, res.settings.answer.max_passages)
 
 
 def sse(event: str, data: object) -> str:
@@ -147,7 +155,8 @@ def query_stream(body: QueryRequest, res: ResourcesDep) -> StreamingResponse:
                 yield sse("error", problem(500, "the answer failed unexpectedly", fix="retry; if it persists, "
                                            "report it with the server log", kind="internal"))
                 return
-        yield sse("done", _response(retrieval, result, answer, time.perf_counter() - t0).model_dump(mode="json"))
+        yield sse("done", _response(retrieval, result, answer, time.perf_counter() - t0,
+                                    res.settings.answer.max_passages).model_dump(mode="json"))
 
     return StreamingResponse(events(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

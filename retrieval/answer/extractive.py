@@ -31,8 +31,7 @@ import numpy as np
 from kgrag.core.models import Embedder
 from kgrag.core.text import heading_line
 from kgrag.retrieval.answer.base import Answer, AnswerEvent, Passage, drain, finish, refusal
-
-EXTRACTIVE_NOTICE = "Extractive answer (no answer model is configured; these are the most relevant sentences):"
+from kgrag.retrieval.answer.support import ALTERNATIVES, answer_kind, answer_labels, question_needs
 
 SENTENCE_COMPONENTS = ("senter", "sentencizer", "ner")
 """What the answerer runs of the shared spaCy pipeline: the cheap sentence splitter and NER, no parser."""
@@ -64,22 +63,10 @@ _LINKED_BONUS = 0.05
 _ANSWER_TYPE_BONUS = 0.15
 """For a sentence naming an entity of the asked-for kind that the question does not already name."""
 
-_ANSWER_TYPES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
-    (re.compile(pattern), frozenset(labels.split())) for pattern, labels in (
-        (r"\b(which|what) (organi[sz]ation|company|firm|institute|university|school|shipyard|yard|maker|"
-         r"manufacturer|band|team|club|party|agency)\b", "ORG"),
-        (r"\b(which|what) (city|town|country|place|region|state|village)\b|\bwhere\b", "GPE LOC FAC"),
-        (r"\bwhen\b|\b(which|what) (year|date|day|month|century)\b", "DATE"),
-        (r"\bhow (much|many)\b", "MONEY QUANTITY CARDINAL PERCENT"),
-        (r"\bwho(m|se)?\b", "PERSON ORG"),
-        (r"\b(which|what) nationality\b", "NORP"),
-    )
-)
-"""Question forms and the NER labels their answers carry (first match wins)."""
 _HOP_SOURCES = 3
 """How many of the best sentences name the bridges a second-hop sentence may continue from."""
-_NOT_NAMES = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "QUANTITY", "PERCENT"})
-"""NER labels that are values, not things a second hop can be about."""
+_NOT_NAMES = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "QUANTITY", "PERCENT", "NORP"})
+"""NER labels that are values or nationalities, not things a second hop can be about ("Norwegian" links nothing)."""
 _MAX_PER_PASSAGE = 2
 _KEEP_WITHIN = 0.2
 """Sentences scoring more than this below the best one are off the question's topic and left out."""
@@ -217,27 +204,6 @@ def entity_bonus(question: str, sentence: str, entities: Sequence[str]) -> float
     return _LINKED_BONUS if named else 0.0
 
 
-_ALTERNATIVES = re.compile(
-    r"(?:,|\bout of|\bbetween)\s+(?P<a>[^,?]+?)\s+(?:or|and)\s+(?P<b>[^,?]+?)\s*\?*\s*$", re.IGNORECASE)
-"""A comparison's two sides: "…, A or B?", "… out of A and B?", "… between A and B?"."""
-
-
-_WHEN_COMPARED = re.compile(r"\b(first|earlier|later|older|younger|longer|born|died|released|founded|"
-                            r"established|opened|published)\b")
-
-
-def answer_labels(question: str) -> frozenset[str]:
-    """The NER labels an answer to ``question`` would carry; empty when the form says nothing. A
-    comparison in time ("who lived longer, A or B?") is settled by dates, whatever its wh-word."""
-    q = question.casefold()
-    if _ALTERNATIVES.search(q) and _WHEN_COMPARED.search(q):
-        return frozenset({"DATE"})
-    for pattern, labels in _ANSWER_TYPES:
-        if pattern.search(q):
-            return labels
-    return frozenset()
-
-
 def answer_type_bonus(question: str, labels: frozenset[str], entities: Sequence[tuple[str, str]]) -> float:
     q = question.casefold()
     new = any(label in labels and text.casefold() not in q for text, label in entities)
@@ -260,7 +226,7 @@ def bridges(sentence: _Sentence, question: str) -> set[str]:
 
 def comparison_sides(question: str, sentences: Sequence[_Sentence], scores: np.ndarray) -> list[int]:
     """For "who was born first, A or B?": the best sentence about each side (an answer needs both)."""
-    match = _ALTERNATIVES.search(question.strip())
+    match = ALTERNATIVES.search(question.strip())
     if match is None:
         return []
     picked: list[int] = []
@@ -272,39 +238,138 @@ def comparison_sides(question: str, sentences: Sequence[_Sentence], scores: np.n
     return picked
 
 
-def anchors(question: str, sentences: Sequence[_Sentence], scores: np.ndarray) -> list[int]:
-    """Sentences an answer needs beside the best one: both sides of a comparison, else a two-hop chain."""
-    sides = comparison_sides(question, sentences, scores)
-    if sides:
-        return sides
-    chain = best_chain(question, sentences, scores)
-    return list(chain) if chain is not None else []
+_EARLIER = re.compile(r"\b(first|earlier|earliest|older|oldest|before)\b")
+_LATER = re.compile(r"\b(later|latest|last|younger|youngest|after|more recent|most recently)\b")
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
 
 
-def best_chain(question: str, sentences: Sequence[_Sentence], scores: np.ndarray) -> tuple[int, int] | None:
+def compared_in_time(question: str, sentences: Sequence[_Sentence]) -> tuple[str, tuple[int, ...]]:
+    """For "which film came out first, A or B?" (or "… later", "who is younger"): the side whose own
+    passage's first year is the earlier (or later) one, with the passages that say so. Only when both
+    sides have a year and they differ; a comparison through a second hop ("the film whose director was
+    born first") is left to the quotes."""
+    match = ALTERNATIVES.search(question.strip())
+    q = question.casefold()
+    earlier, later = _EARLIER.search(q), _LATER.search(q)
+    if match is None or bool(earlier) == bool(later) or re.search(r"\bwhose\b|\bdirector|\bperformer|\bcomposer", q):
+        return "", ()
+    years: list[tuple[int, str, int]] = []
+    for side in (match["a"], match["b"]):
+        name = _norm(side)
+        own = [s for s in sentences if _norm(s.passage.title) == name or s.text.casefold().startswith(name)]
+        found = next(((int(m.group(1)), s.passage.number) for s in own for m in [_YEAR.search(s.text)] if m), None)
+        if found is None:
+            return "", ()
+        years.append((found[0], side.strip(), found[1]))
+    if years[0][0] == years[1][0]:
+        return "", ()
+    pick = min(years) if earlier else max(years)
+    return pick[1], tuple(sorted({years[0][2], years[1][2]}))
+
+
+def best_chain(question: str, sentences: Sequence[_Sentence], scores: np.ndarray,
+               named: Sequence[str] = (), cues: Sequence[Sequence[str]] = (), root: Sequence[str] = ()
+               ) -> tuple[int, int] | None:
     """The best two-hop pair (source, answer), by the sum of their scores: the source is one of the best
     sentences; the answer names a bridge the source found and adds an entity of the asked-for kind
-    that neither the question nor any other of the best sentences named. None when no pair qualifies."""
-    labels = answer_labels(question)
-    if not labels:  # without the kind of answer asked for, any two sentences of one passage would qualify
+    that neither the question nor any other of the best sentences named. An answer sentence that
+    names none of the question's own entities (``named``) is preferred: the second hop is about the
+    bridge ("Project Heron is led by Jonas Meier"), while one naming the question's entity restates
+    the first hop ("In 2019 Northwind acquired Lumen Robotics"); then one that writes the question's main
+    verb (``root``: "studied" for "where did … study?"); then the pair that writes more of the
+    question's words between them (``cues``: "Marta Kask founded it" + "born in Tartu" for "where was
+    the founder of … born?"). None when no pair qualifies."""
+    kind = answer_kind(question)
+    if kind is None:  # without the kind of answer asked for, any two sentences of one passage would qualify
         return None
+    labels = kind.labels | kind.accept
     q = question.casefold()
+    own = [n.casefold() for n in named if n]
     sources = [int(i) for i in np.argsort(-scores, kind="stable")[:_HOP_SOURCES]]
     found = {j: bridges(sentences[j], question) for j in sources}
-    best: tuple[float, int, int] | None = None
+    best: tuple[bool, bool, int, float, int, int] | None = None
     for i, s in enumerate(sentences):
         known = set().union(*(names for j, names in found.items() if j != i))
         new = [n for text, label in s.entities
-               if label in labels and (n := _norm(text)) not in q and not any(n in k or k in n for k in known)]
+               if label in labels and (n := _norm(text)) not in q and not any(_same(n, k) for k in known)]
         if not new:
             continue
         text = s.in_context.casefold()
+        about_bridge = not any(n in s.text.casefold() for n in own)
+        relation = bool(root) and bool(_cues_in(s.text, [root]))
         for j in sources:
             if j != i and any(name in text for name in found[j]):
-                total = float(scores[j] + scores[i])
-                if best is None or total > best[0]:
-                    best = (total, j, i)
-    return None if best is None else (best[1], best[2])
+                covered = len(_cues_in(sentences[j].text, cues) | _cues_in(s.text, cues))
+                key = (about_bridge, relation, covered, float(scores[j] + scores[i]), j, i)
+                if best is None or key[:4] > best[:4]:
+                    best = key
+    return None if best is None else (best[4], best[5])
+
+
+def _same(name: str, other: str) -> bool:
+    """One name is the other, or most of it ("northwind" and "northwind dynamics"; not "tallinn" and
+    "tallinn university of technology")."""
+    if name == other:
+        return True
+    short, long = sorted((name, other), key=len)
+    return short in long and 2 * len(short) >= len(long)
+
+
+def _cue_stem(word: str) -> str:
+    return word[: max(4, len(word) - 3)]
+
+
+def _cues_in(text: str, cues: Sequence[Sequence[str]]) -> set[int]:
+    """Which of the question's content words (each its forms) the sentence writes, by stem: "founded" for
+    "founder", "owned" for "owns" (through its lemma "own")."""
+    low = text.casefold()
+    return {n for n, forms in enumerate(cues)
+            if any(re.search(rf"\b{re.escape(_cue_stem(f))}", low) for f in forms)}
+
+
+_LABEL_PRIORITY = ("PERSON", "GPE", "LOC", "FAC", "DATE", "MONEY", "CARDINAL", "QUANTITY", "PERCENT", "NORP",
+                   "ORG", "PRODUCT", "WORK_OF_ART", "EVENT")
+"""Which entity of a sentence is the short answer when several are of the asked-for kind ("who" takes a
+person before an organisation)."""
+
+
+def short_answer(question: str, sentences: Sequence[_Sentence], order: Sequence[int],
+                 cues: Sequence[Sequence[str]] = ()) -> tuple[str, tuple[int, ...]]:
+    """The span that answers ``question``, with the passage number it comes from: in the sentences of
+    ``order`` (the chain's answer sentence first), an entity of the asked-for kind that the question
+    does not name. Within a sentence, one that writes the noun the question asks with ("which
+    university" → "Tallinn University of Technology") comes first, then one that follows a word of the
+    question (``cues``: "born in
+    Tartu", "studied … at the University of Lagos") beats one that does not, and the kind's own labels
+    beat the ones it merely accepts (a place before an organisation for "where"). Empty when the
+    question's form names no kind, or for a comparison (its answer is one of its sides, which the
+    quotes settle)."""
+    kind = answer_kind(question)
+    if kind is None or ALTERNATIVES.search(question.strip()):
+        return "", ()
+    q = question.casefold()
+    asked = re.search(r"\b(?:which|what) (\w{3,})", q)
+    noun = asked.group(1) if asked is not None else ""
+    rank = {label: i for i, label in enumerate(_LABEL_PRIORITY)}
+    for i in dict.fromkeys(order):
+        s = sentences[i]
+        text = s.text.casefold()
+        ends = [m.end() for forms in cues for f in forms for m in re.finditer(rf"\b{re.escape(_cue_stem(f))}", text)]
+        found = []
+        for n, (name, label) in enumerate(s.entities):
+            # "which shipyard" → "Aalto Shipyards", whatever label NER gave it
+            named = bool(noun) and _cue_stem(noun) in name.casefold() and label not in _NOT_NAMES
+            if (label not in kind.labels | kind.accept and not named) or not _norm(name) or _norm(name) in q:
+                continue
+            at = text.find(name.casefold())
+            follows = any(at >= c for c in ends)
+            found.append((not named, not follows, label not in kind.labels, rank.get(label, len(rank)), n, name))
+        if found:
+            return min(found)[-1].strip(), (s.passage.number,)
+        match = kind.value.search(s.text) if kind.value is not None else None
+        if match is not None and match.group(0).casefold() not in q:
+            return match.group(0).strip(), (s.passage.number,)
+    return "", ()
 
 
 class ExtractiveAnswerer:
@@ -331,6 +396,8 @@ class ExtractiveAnswerer:
         return semantic + _LEXICAL_WEIGHT * lexical + graph + typed - _RANK_PENALTY * rank
 
     def stream(self, question: str, passages: Sequence[Passage]) -> Iterator[AnswerEvent]:
+        """The short answer first when one is found ("Jonas Meier. [1][2]"), then the quoted sentences it
+        rests on. No preamble: that the answer is extractive is ``Answer.mode``, not part of the text."""
         per_passage = split_sentences(self.nlp, [p.text for p in passages])
         sentences = [_Sentence(p, text, ents) for p, ss in zip(passages, per_passage, strict=True)
                      for text, ents in ss]
@@ -338,20 +405,30 @@ class ExtractiveAnswerer:
             yield refusal("No passage had a usable sentence.", model=self.name)
             return
         scores = self.score(question, sentences)
-        best = self._pick(sentences, scores, anchors(question, sentences, scores))
-        # Cited passages numbered 1, 2, … in the order the answer quotes them: numbered by retrieval rank, a
+        needs = question_needs(question, self.nlp)
+        sides = comparison_sides(question, sentences, scores)
+        chain = None if sides or not needs.described else best_chain(
+            question, sentences, scores, needs.entities, needs.cues, needs.root)
+        picked = self._pick(sentences, scores, sides or (list(chain) if chain is not None else []))
+        order = [sentences.index(s) for s in picked]
+        short, cited = short_answer(question, sentences, [chain[1], *order] if chain is not None else order,
+                                    needs.cues)
+        if sides:
+            short, cited = compared_in_time(question, sentences)
+        if chain is not None and short:
+            cited = tuple(dict.fromkeys((sentences[chain[0]].passage.number, *cited)))
+        # Cited passages numbered 1, 2, ... in the order the answer cites them: numbered by retrieval rank, a
         # quote from passages 1 and 3 read as if a source [2] were missing.
         numbers: dict[int, int] = {}
-        for s in best:
-            numbers.setdefault(s.passage.number, len(numbers) + 1)
-        cited = [replace(p, number=numbers[p.number]) for p in passages if p.number in numbers]
-        pieces = [EXTRACTIVE_NOTICE]
-        yield EXTRACTIVE_NOTICE
-        for s in best:
-            piece = f" {s.quoted} [{numbers[s.passage.number]}]"
-            pieces.append(piece)
-            yield piece
-        yield finish("".join(pieces), cited, model=self.name, mode="extractive")
+        for n in [*(cited if short else ()), *(s.passage.number for s in picked)]:
+            numbers.setdefault(n, len(numbers) + 1)
+        quoted = [replace(p, number=numbers[p.number]) for p in passages if p.number in numbers]
+        pieces: list[str] = []
+        if short:
+            pieces.append(f"{short.rstrip('.')}. " + "".join(f"[{numbers[n]}]" for n in cited) + "\n\n")
+        pieces += [("" if i == 0 else " ") + f"{s.quoted} [{numbers[s.passage.number]}]" for i, s in enumerate(picked)]
+        yield from pieces
+        yield finish("".join(pieces), quoted, model=self.name, mode="extractive", short=short)
 
     def _pick(self, sentences: Sequence[_Sentence], scores: np.ndarray, needed: Sequence[int]) -> list[_Sentence]:
         """The best sentence, then the ones the answer needs (``anchors``), then the next best; at most two

@@ -17,6 +17,7 @@ from kgrag.retrieval.answer.base import (
     Answer,
     AnswerEvent,
     Passage,
+    Usage,
     build_prompt,
     finish,
     refusal,
@@ -83,6 +84,7 @@ class GeminiAnswerer:
     def stream(self, question: str, passages: Sequence[Passage]) -> Iterator[AnswerEvent]:
         parts: list[str] = []
         block_reason = ""
+        usage: Usage | None = None
         try:
             for chunk in self.client.models.generate_content_stream(
                 model=self.model, contents=build_prompt(question, passages), config=self._config()
@@ -92,9 +94,10 @@ class GeminiAnswerer:
                     parts.append(delta)
                     yield delta
                 block_reason = block_reason or _block_reason(chunk)
+                usage = _usage(chunk) or usage
         except Exception as exc:
             raise _model_error(exc, self.model) from exc
-        yield self._final("".join(parts), block_reason, passages)
+        yield self._final("".join(parts), block_reason, passages, usage)
 
     def answer(self, question: str, passages: Sequence[Passage]) -> Answer:
         try:
@@ -103,14 +106,24 @@ class GeminiAnswerer:
             )
         except Exception as exc:
             raise _model_error(exc, self.model) from exc
-        return self._final(response.text or "", _block_reason(response), passages)
+        return self._final(response.text or "", _block_reason(response), passages, _usage(response))
 
-    def _final(self, text: str, block_reason: str, passages: Sequence[Passage]) -> Answer:
+    def _final(self, text: str, block_reason: str, passages: Sequence[Passage], usage: Usage | None) -> Answer:
         text = text.strip()
         if not text:
             why = f" (blocked: {block_reason})" if block_reason else ""
             return refusal(f"The answer model returned no text{why}.", model=self.name)
-        return finish(text, passages, model=self.name)
+        return finish(text, passages, model=self.name, usage=usage)
+
+
+def _usage(response: Any) -> Usage | None:
+    """Gemini's own token counts (``usage_metadata``), when it sent them."""
+    meta = getattr(response, "usage_metadata", None)
+    prompt = getattr(meta, "prompt_token_count", None)
+    completion = getattr(meta, "candidates_token_count", None)
+    if not isinstance(prompt, int) or not isinstance(completion, int):
+        return None
+    return Usage(prompt, completion)
 
 
 def _block_reason(response: Any) -> str:

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from kgrag.core.settings import Settings
 from kgrag.retrieval.answer.base import Answer, Answerer, AnswerEvent, Passage, refusal, strip_unresolved_stream
+from kgrag.retrieval.answer.support import check_support
 from kgrag.retrieval.bm25 import index_text, tokenize
-from kgrag.retrieval.gate import Evidence, GateDecision, assess, best, is_non_latin
+from kgrag.retrieval.gate import Evidence, GateCheck, GateDecision, assess, best, is_non_latin
 from kgrag.retrieval.results import RERANK, PassageHit, PipelineResult
 
 
@@ -44,8 +46,20 @@ def lexical_coverage(question: str, hits: Sequence[PassageHit]) -> float | None:
     return max(len(terms & set(tokenize(index_text(h.title, h.text)))) / len(terms) for h in hits)
 
 
-def gate(result: PipelineResult, settings: Settings) -> GateDecision:
-    return assess(evidence_from(result, settings), settings.answer)
+def gate(result: PipelineResult, settings: Settings, nlp: Any = None) -> GateDecision:
+    """The confidence gate, then (given the spaCy pipeline ``nlp``) the support check on the passages an
+    answerer would see: scores say the passages are near the question, the support check whether they
+    hold its names, its key terms and the kind of answer it asks for (retrieval/answer/support.py)."""
+    decision = assess(evidence_from(result, settings), settings.answer)
+    if decision.verdict != "pass" or nlp is None or not settings.answer.check_support \
+            or is_non_latin(result.question):
+        return decision
+    support = check_support(result.question, passages_from(result.hits, settings.answer.max_passages), nlp)
+    check = GateCheck("support", 1.0 if support.ok else 0.0, 1.0, support.ok)
+    if support.ok:
+        return dataclasses.replace(decision, checks=(*decision.checks, check))
+    verdict = "refuse" if settings.answer.on_weak_evidence == "refuse" else "warn"
+    return GateDecision(verdict, support.reason, (*decision.checks, check))
 
 
 def passages_from(hits: Sequence[PassageHit], limit: int) -> tuple[Passage, ...]:

@@ -18,6 +18,7 @@ from kgrag.retrieval.answer.base import (
     Answer,
     AnswerEvent,
     Passage,
+    Usage,
     build_prompt,
     finish,
     refusal,
@@ -70,12 +71,14 @@ class OpenAICompatAnswerer:
     def stream(self, question: str, passages: Sequence[Passage]) -> Iterator[AnswerEvent]:
         parts: list[str] = []
         finish_reason = ""
+        usage: Usage | None = None
         try:
             chunks = self.client.chat.completions.create(
                 model=self.model, messages=self._messages(SYSTEM_INSTRUCTION, build_prompt(question, passages)),
                 temperature=TEMPERATURE, stream=True,
             )
             for chunk in chunks:
+                usage = _usage(getattr(chunk, "usage", None)) or usage  # servers that send it on the last chunk
                 for choice in chunk.choices or ():
                     delta = choice.delta.content if choice.delta is not None else None
                     if delta:
@@ -84,32 +87,42 @@ class OpenAICompatAnswerer:
                     finish_reason = choice.finish_reason or finish_reason
         except Exception as exc:
             raise _model_error(exc, self.model) from exc
-        yield self._final("".join(parts), finish_reason, passages)
+        yield self._final("".join(parts), finish_reason, passages, usage)
 
     def answer(self, question: str, passages: Sequence[Passage]) -> Answer:
-        text, finish_reason = self._complete(SYSTEM_INSTRUCTION, build_prompt(question, passages))
-        return self._final(text, finish_reason, passages)
+        text, finish_reason, usage = self._complete(SYSTEM_INSTRUCTION, build_prompt(question, passages))
+        return self._final(text, finish_reason, passages, usage)
 
     def generate(self, system: str, prompt: str) -> str:
         return self._complete(system, prompt)[0].strip()
 
-    def _complete(self, system: str, prompt: str) -> tuple[str, str]:
+    def _complete(self, system: str, prompt: str) -> tuple[str, str, Usage | None]:
         try:
             response = self.client.chat.completions.create(
                 model=self.model, messages=self._messages(system, prompt), temperature=TEMPERATURE,
             )
         except Exception as exc:
             raise _model_error(exc, self.model) from exc
+        usage = _usage(getattr(response, "usage", None))
         if not response.choices:
-            return "", ""
+            return "", "", usage
         choice = response.choices[0]
-        return choice.message.content or "", choice.finish_reason or ""
+        return choice.message.content or "", choice.finish_reason or "", usage
 
-    def _final(self, text: str, finish_reason: str, passages: Sequence[Passage]) -> Answer:
+    def _final(self, text: str, finish_reason: str, passages: Sequence[Passage], usage: Usage | None) -> Answer:
         if not text.strip():
             why = f" (finish reason: {finish_reason})" if finish_reason else ""
             return refusal(f"The answer model returned no text{why}.", model=self.name)
-        return finish(text, passages, model=self.name)
+        return finish(text, passages, model=self.name, usage=usage)
+
+
+def _usage(reported: Any) -> Usage | None:
+    """The server's own token counts (OpenAI's ``usage`` object), when it sent them."""
+    prompt = getattr(reported, "prompt_tokens", None)
+    completion = getattr(reported, "completion_tokens", None)
+    if not isinstance(prompt, int) or not isinstance(completion, int):
+        return None
+    return Usage(prompt, completion)
 
 
 def _model_error(exc: Exception, model: str) -> Exception:

@@ -1,0 +1,382 @@
+"""Does the evidence answer the question? The check every backend's answer goes through first.
+
+Similarity says a passage is *about* the question's words; it cannot say the passage *answers*
+it. "What is Marcus Hale's salary?" sits close to "Marcus Hale is Head of Security", and "What is
+the capital of Australia?" close to "Tallinn is the capital of Estonia". So before any answerer
+runs, the passages it would see are checked for what an answer needs:
+
+* **The question's names.** Every named entity the question writes (spaCy NER, plus proper nouns
+  NER misses) must be mentioned by some passage, or its title: "no passage mentions Australia".
+* **Its key terms, beside those names.** The nouns and superlatives that say *what about* the
+  entity is asked ("salary", "stock price", "largest customer"): most of them must appear in the
+  passages that mention the question's names (the *anchors*), matched by stem ("employees" ~
+  "employs"), by a few derivations prose writes instead ("birth" ~ "born"), and any family
+  relation by any other ("X's father" is written "Y, son of X"). Answer-type nouns ("which city"),
+  generic ones ("company") and comparatives are not required: they describe the answer, not a
+  constraint on it.
+* **The kind of answer asked for.** A salary or price needs an amount of money, "when" a date,
+  "where" a place, "who" a person or organisation: a value of that kind (NER label, or a typed
+  pattern for money and years) that the question does not already name must appear in an anchor
+  or, when the question describes a chain with its terms, in a passage an anchor leads to by naming
+  its title (the second hop: "developed under Project Heron" → the passage titled "Project Heron").
+
+What is missing is named in the refusal ("no passage gives a salary for Marta Kask"). Plain
+English morphology and NER only: nothing here knows a dataset.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgrag.retrieval.answer.base import Passage
+
+ALTERNATIVES = re.compile(
+    r"(?:,|\bout of|\bbetween)\s+(?P<a>[^,?]+?)\s+(?:or|and)\s+(?P<b>[^,?]+?)\s*\?*\s*$", re.IGNORECASE)
+"""A comparison's two sides: "…, A or B?", "… out of A and B?", "… between A and B?"."""
+_WHEN_COMPARED = re.compile(r"\b(first|earlier|later|older|younger|longer|born|died|released|founded|"
+                            r"established|opened|published)\b")
+
+_MONEY_VALUE = re.compile(
+    r"[$€£¥]\s?\d|\b\d[\d,.]*\s*(?:thousand|million|billion|[mbk]n?)?\s*(?:us\s+)?(?:dollars?|euros?|pounds?|"
+    r"kroner|kronor|krona|yen|francs?|usd|eur|gbp|nok|sek|dkk|chf)\b", re.IGNORECASE)
+_YEAR_VALUE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
+_NUMBER_VALUE = re.compile(r"\b\d[\d,.]*\b")
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerKind:
+    """What an answer to the question is: ``labels`` are the NER labels it carries (the extractive
+    answerer ranks by them), ``accept`` what the support check takes as one (a little wider: "where
+    did she study?" is answered by a university), ``value`` a pattern for values NER may miss."""
+
+    name: str
+    labels: frozenset[str]
+    accept: frozenset[str] = frozenset()
+    value: re.Pattern[str] | None = None
+
+    def found_in(self, entities: Sequence[tuple[str, str]], text: str, question: str) -> bool:
+        """An entity of this kind that the question does not name, or a typed value, is in ``text``."""
+        q = question.casefold()
+        wanted = self.labels | self.accept
+        if any(label in wanted and name.casefold() not in q for name, label in entities):
+            return True
+        return self.value is not None and any(m.group(0).casefold() not in q for m in self.value.finditer(text))
+
+
+def _kind(name: str, labels: str, accept: str = "", value: re.Pattern[str] | None = None) -> AnswerKind:
+    return AnswerKind(name, frozenset(labels.split()), frozenset(accept.split()), value)
+
+
+_MONEY_NOUNS = (r"salary|salaries|wage|wages|income|price|prices|cost|costs|revenue|revenues|turnover|"
+                r"budget|fee|fees|valuation|profit|profits|bonus")
+_KINDS: tuple[tuple[re.Pattern[str], AnswerKind | None], ...] = tuple(
+    (re.compile(pattern), kind) for pattern, kind in (
+        (r"\b(which|what) (organi[sz]ation|company|firm|institute|university|school|shipyard|yard|maker|"
+         r"manufacturer|band|team|club|party|agency)\b", _kind("an organisation", "ORG")),
+        (r"\b(which|what) nationality\b", _kind("a nationality", "NORP", "GPE")),
+        (r"\b(which|what) country\b", _kind("a country", "GPE", "NORP")),
+        (r"\b(which|what) (city|town|place|region|state|village)\b|\bwhere\b|\bplace of\b",
+         _kind("a place", "GPE LOC FAC", "ORG")),
+        (r"\bwhen\b|\b(which|what) (year|date|day|month|century)\b|\b(date|year) of\b|\bbirthday\b",
+         _kind("a date", "DATE", "", _YEAR_VALUE)),
+        (r"\bhow much\b.*\b(pay|paid|pays|cost|costs|spend|spent|earn|earned|earns|sell|sold|buy|bought|charge|"
+         r"charged|raise|raised|worth)\b", _kind("an amount of money", "MONEY", "", _MONEY_VALUE)),
+        (r"\bhow (much)\b", _kind("an amount", "MONEY QUANTITY CARDINAL PERCENT", "", _NUMBER_VALUE)),
+        (rf"\b(?P<noun>{_MONEY_NOUNS})\b", _kind("an amount of money", "MONEY", "", _MONEY_VALUE)),
+        (r"\bhow (many)\b", _kind("a number", "CARDINAL QUANTITY MONEY PERCENT", "", _NUMBER_VALUE)),
+        (r"\bwho(m|se)?\b", _kind("a person or organisation", "PERSON ORG", "NORP GPE")),
+    )
+)
+"""Question forms and the kind of answer they ask for (first match wins)."""
+
+_TIME_COMPARISON = _kind("a date", "DATE", "", _YEAR_VALUE)
+
+
+def answer_kind(question: str) -> AnswerKind | None:
+    """What an answer to ``question`` is, or None when its form does not say. A comparison in time
+    ("who lived longer, A or B?") is settled by dates, whatever its wh-word."""
+    q = question.casefold()
+    if ALTERNATIVES.search(q) and _WHEN_COMPARED.search(q):
+        return _TIME_COMPARISON
+    for pattern, kind in _KINDS:
+        match = pattern.search(q)
+        if match is not None and kind is not None:
+            noun = match.groupdict().get("noun")
+            return AnswerKind(f"a {noun}", kind.labels, kind.accept, kind.value) if noun else kind
+    return None
+
+
+def answer_labels(question: str) -> frozenset[str]:
+    """The NER labels an answer to ``question`` would carry; empty when the form says nothing."""
+    kind = answer_kind(question)
+    return kind.labels if kind is not None else frozenset()
+
+
+_NOT_CONSTRAINTS = frozenset({
+    # the answer's own kind ("which city"), not a constraint on it
+    "city", "town", "country", "place", "region", "state", "village", "year", "date", "day", "month", "century",
+    "person", "people", "organisation", "organization", "company", "firm", "business", "nationality", "name",
+    "amount", "number",
+    # words too general to constrain anything
+    "thing", "kind", "type", "part", "one", "lot", "way", "time", "most", "many", "much", "more", "other", "same",
+    "such", "own", "few", "several", "certain", "which", "what", "whose",
+})
+_VALUE_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "QUANTITY", "PERCENT"})
+_SOFT_LABELS = frozenset({"NORP"})
+"""Nationalities are written as adjectives and nouns alike ("Norwegian", "Norway"): checked as terms."""
+
+_KIN = ("father", "mother", "parent", "parents", "child", "children", "son", "daughter", "wife", "husband", "spouse",
+        "married", "brother", "sister", "sibling", "grandfather", "grandmother", "grandson", "granddaughter",
+        "grandchild", "uncle", "aunt", "nephew", "niece", "cousin", "stepmother", "stepfather", "stepson",
+        "stepdaughter", "heir", "widow", "widower", "consort", "paternal", "maternal")
+"""Family relations: prose states one by another ("X's father" is written "Y, son of X"), so any of them
+stands for any other (and "in-law" for all)."""
+_DERIVED: dict[str, tuple[str, ...]] = {
+    "birth": ("born",), "birthplace": ("born",), "death": ("died", "dies", "dead"), "burial": ("buried",),
+    "marriage": ("married", "wife", "husband"), "founder": ("founded", "started", "established", "set up"),
+    "owner": ("owns", "owned"), "director": ("directed", "directs"), "composer": ("composed",),
+    "author": ("wrote", "written"), "writer": ("wrote", "written"), "producer": ("produced",),
+    "performer": ("performed", "singer", "sung", "recorded", "band"), "creator": ("created",),
+    "employee": ("employs", "employed", "staff", "people"), "movie": ("film",), "film": ("movie",),
+    **{kin: _KIN for kin in (*_KIN, "law")},
+}
+_RELATIONAL = frozenset({*_KIN, "law", "founder", "owner", "director", "composer", "author", "writer", "producer",
+                         "performer", "creator"})
+"""Nouns that lead to another entity ("the director of film X"): what is asked about *them* is in that
+entity's own passage, one hop on."""
+"""Words prose writes instead of the question's noun (plain English morphology and family relations, not a
+dataset's)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    lemma: str
+    text: str
+    """As the question writes it ("employees", "date of birth"), for the refusal."""
+    noun: bool
+    plural: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Needs:
+    """What an answer to a question must rest on."""
+
+    question: str
+    entities: tuple[str, ...]
+    terms: tuple[Term, ...]
+    kind: AnswerKind | None
+    cues: tuple[tuple[str, ...], ...] = ()
+    """The question's content words, verbs included ("born", "studied"), each as its written form and
+    lemma ("owns", "own"): what a sentence that answers it is likely to write, and where its answer
+    follows."""
+    described: bool = False
+    """The question describes something by a common noun ("the company that acquired …", "the founder of
+    …"), so its answer may sit one hop away; "Who leads Project Heron?" describes nothing: its answer is
+    about the name it writes."""
+    root: tuple[str, ...] = ()
+    """The question's main verb, when it has one ("study" in "where did … study?"): the relation the
+    answer is in."""
+
+
+@dataclass(frozen=True, slots=True)
+class Support:
+    """The check's outcome: ``missing`` names what no passage gave (empty when the evidence holds)."""
+
+    needs: Needs
+    missing: tuple[str, ...] = ()
+    anchors: tuple[int, ...] = field(default=())
+    """Numbers of the passages that mention the question's names."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.missing
+
+    @property
+    def reason(self) -> str:
+        if self.ok:
+            return ""
+        text = "; ".join(self.missing)
+        return text[:1].upper() + text[1:] + "."
+
+
+def _clean(name: str) -> str:
+    name = re.sub(r"['’]s$", "", name.strip()).strip(" ?.,;:!\"'")
+    return re.sub(r"^(the|a|an)\s+", "", name, flags=re.IGNORECASE)
+
+
+def question_needs(question: str, nlp: Any) -> Needs:
+    """The names, key terms and answer kind of ``question`` (spaCy's tagger and NER on the question). A
+    title's disambiguator ("Fortunella (Film)") is left out: it names no constraint of its own."""
+    doc = nlp(_DISAMBIGUATOR.sub("", question))
+    entities: list[str] = []
+    covered: set[int] = set()
+    for ent in doc.ents:
+        # "Lisbeth Palme's husband" as one span: the name ends at the possessive, the relation is a term
+        end = next((t.i for t in ent if t.tag_ == "POS"), ent.end)
+        covered.update(range(ent.start, end + (end < ent.end)))
+        if ent.label_ in _VALUE_LABELS or ent.label_ in _SOFT_LABELS or end == ent.start:
+            continue
+        entities.append(doc[ent.start:end].text)
+    run: list[int] = []
+    for tok in [*doc, None]:
+        joined = tok is not None and run and tok.text == "-" and not doc[run[-1]].whitespace_  # "Semi-Tough"
+        if tok is not None and ((tok.pos_ == "PROPN" and tok.i not in covered and tok.i > 0) or joined):
+            run.append(tok.i)
+            continue
+        if run:
+            entities.append(doc[run[0]:run[-1] + 1].text)
+            run = []
+    sides = _EITHER.search(doc.text.strip())
+    if sides is not None:  # a comparison names exactly its two sides, whatever NER made of them
+        entities = [sides["a"], sides["b"]]
+    names: list[str] = []
+    for entity in entities:
+        for part in re.split(r"\s+(?:and|or)\s+|,\s*", entity):
+            name = _clean(part)
+            if len(name) > 1 and name.casefold() not in (n.casefold() for n in names):
+                names.append(name)
+    entities = names
+    root = _root(doc, covered)
+    terms: dict[str, Term] = {}
+    for tok in doc:
+        soft = tok.ent_type_ in _SOFT_LABELS
+        if (tok.i in covered and not soft) or (root and tok.i == root[0]):  # the verb is the relation, not a term
+            continue
+        wanted = soft or tok.pos_ == "NOUN" or (tok.pos_ == "ADJ" and tok.tag_ != "JJR")
+        lemma = tok.lemma_.casefold() if not soft else tok.text.casefold()
+        if not wanted or len(lemma) < 3 or lemma in _NOT_CONSTRAINTS or not lemma.isalpha():
+            continue
+        terms.setdefault(lemma, Term(lemma, _phrase(tok), tok.pos_ == "NOUN", tok.tag_ in ("NNS", "NNPS")))
+    cues = tuple(dict.fromkeys(_forms(t) for t in doc if t.pos_ in ("NOUN", "VERB", "ADJ") and not t.is_stop
+                               and len(t.text) > 2))
+    described = any(t.pos_ == "NOUN" and t.i not in covered for t in doc)
+    return Needs(question, tuple(entities), tuple(terms.values()), answer_kind(question), cues, described,
+                 root[1:])
+
+
+_AUX_QUESTION = re.compile(r"^\W*(where|when|who|whom|which|what|how)\b.*\b(did|does|do|was|were|is|are|has|have)\b",
+                           re.IGNORECASE)
+
+
+_EITHER = re.compile(r",\s*(?P<a>[^,?]+?)\s+or\s+(?P<b>[^,?]+?)\s*\?\s*$", re.IGNORECASE)
+"""A choice between two named sides: "Which film came out first, A or B?"."""
+_DISAMBIGUATOR = re.compile(r"\s*\([^)]*\)")
+
+
+def _root(doc: Any, covered: set[int]) -> tuple[Any, ...]:
+    """The question's main verb: its token index, then its forms; () when it has none. "Where did X
+    study?" and "When was X founded?" end on it (the small parser often takes it for a noun there);
+    otherwise the parse's root, when it is a verb."""
+    words = [t for t in doc if not t.is_punct]
+    aux = _AUX_QUESTION.search(doc.text)
+    last = words[-1] if words else None
+    if aux is not None and last is not None and last.i not in covered and last.is_alpha and (
+            last.pos_ == "VERB" or (last.pos_ == "NOUN" and aux.group(2).lower() in ("did", "does", "do"))):
+        return (last.i, *_forms(last))
+    roots = [t for t in doc if t.dep_ == "ROOT" and t.pos_ == "VERB" and not t.is_stop]
+    return (roots[0].i, *_forms(roots[0])) if roots else ()
+
+
+def _phrase(tok: Any) -> str:
+    """The term as the refusal names it: with the noun it completes, "date of birth" for "birth"."""
+    head = tok.head
+    if tok.dep_ == "pobj" and head.lower_ == "of" and head.head.pos_ == "NOUN" and head.head.i < tok.i:
+        return f"{head.head.text} of {tok.text}"
+    return tok.text
+
+
+def _forms(tok: Any) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((tok.text.casefold(), tok.lemma_.casefold())))
+
+
+def _stem(term: str) -> str:
+    return term[: max(4, len(term) - 3)] if len(term) > 4 else term
+
+
+def _has_term(term: Term, text: str) -> bool:
+    """The term's stem starting a word ("employ" in "employs"), or a derivation prose writes instead as a
+    word of its own ("born", but not the "-born" of "Nigerian-born", which says where, not when)."""
+    if re.search(rf"\b{re.escape(_stem(term.lemma))}", text):
+        return True
+    return any(re.search(rf"(?<![\w-]){re.escape(f)}(?!\w)", text) for f in _DERIVED.get(term.lemma, ()))
+
+
+def _mentions(name: str, text: str) -> bool:
+    """``name`` in ``text`` (both case-folded): whole, or, for a person's full name, the surname alone."""
+    n = name.casefold()
+    if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text):
+        return True
+    parts = n.split()
+    return len(parts) >= 2 and len(parts[-1]) >= 4 and parts[0][:1].isalpha() and bool(
+        re.search(rf"(?<!\w){re.escape(parts[-1])}(?!\w)", text))
+
+
+def _title_name(title: str) -> str:
+    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip().casefold()
+
+
+def check_support(question: str, passages: Sequence[Passage], nlp: Any) -> Support:
+    """Whether ``passages`` hold what an answer to ``question`` needs; see the module docstring."""
+    needs = question_needs(question, nlp)
+    if not passages:
+        return Support(needs, ("no passage matched the question",))
+    texts = [f"{p.title}\n{p.text}".casefold() for p in passages]
+    missing: list[str] = []
+    about = " and ".join(needs.entities)
+    absent = [e for e in needs.entities if not any(_mentions(e, t) for t in texts)]
+    if absent:
+        missing.append("no passage mentions " + " or ".join(absent))
+        return Support(needs, tuple(missing))
+    anchors = [i for i, t in enumerate(texts) if any(_mentions(e, t) for e in needs.entities)] \
+        if needs.entities else list(range(len(passages)))
+    # most of the terms, not each: prose paraphrases one now and then ("the performer of song X" is
+    # "a single by Y"), while a question the passages do not answer misses what it is about outright
+    terms = () if ALTERNATIVES.search(question.strip()) else needs.terms  # a comparison's terms are its sides'
+    scope = set(anchors)
+    if any(t.lemma in _RELATIONAL for t in terms):  # "the place of birth of X's husband": birth is one hop on
+        scope |= _hop(passages, texts, anchors)
+    lacking = [t for t in terms if not any(_has_term(t, texts[i]) for i in scope)]
+    if lacking and 2 * len(lacking) > len(terms):
+        missing.append(_lacking(lacking, about))
+    kind = needs.kind
+    if kind is not None and not missing:
+        # the anchors that carry the question's terms, and the passages they name by title (a second hop)
+        carriers = [i for i in anchors if not needs.terms or any(_has_term(t, texts[i]) for t in needs.terms)]
+        # a second hop only when the question describes one ("the firmware project for the Wren-3"): asked
+        # about a name alone ("how much is Marcus Hale paid?"), the answer must be about that name
+        reach = set(carriers) | (_hop(passages, texts, carriers) if needs.terms else set())
+        docs = list(nlp.pipe([passages[i].text for i in sorted(reach)],
+                             disable=[n for n in nlp.pipe_names if n not in ("ner", "tok2vec")]))
+        if not any(kind.found_in([(e.text, e.label_) for e in d.ents], d.text, question) for d in docs):
+            missing.append(f"no passage gives {kind.name}" + (f" for {about}" if about else ""))
+    return Support(needs, tuple(missing), tuple(passages[i].number for i in anchors))
+
+
+def _hop(passages: Sequence[Passage], texts: Sequence[str], start: Sequence[int]) -> set[int]:
+    """The passages that ``start``'s passages lead to by naming their title."""
+    out: set[int] = set()
+    for j, p in enumerate(passages):
+        name = _title_name(p.title)
+        if len(name) > 2 and any(j != i and name in texts[i] for i in start):
+            out.add(j)
+    return out
+
+
+def _lacking(terms: Sequence[Term], about: str) -> str:
+    """"no passage gives a salary for Marta Kask"; for words that are not nouns ("bankrupt"), "no passage
+    about Aalto Shipyards says 'bankrupt'"."""
+    texts = [t.text for t in terms]
+    what = " ".join(x for x in texts if not any(x != y and x in y.split(" of ") for y in texts))
+    if terms[-1].noun:
+        article = "" if terms[-1].plural else _article(what) + " "
+        return f"no passage gives {article}{what}" + (f" for {about}" if about else "")
+    return f"no passage {f'about {about} ' if about else ''}says {what!r}"
+
+
+def _article(phrase: str) -> str:
+    """"a" or "an" by the sound of the first letters ("a university", "an hour" aside: good enough)."""
+    low = phrase.casefold()
+    return "an" if low[:1] in "aeio" or (low[:1] == "u" and not low.startswith(("uni", "use", "usu"))) else "a"

@@ -1,0 +1,163 @@
+"""A follow-up in a conversation, turned into the standalone question retrieval can run.
+
+Retrieval answers one question at a time, and "Where does he work?" alone retrieves nothing useful.
+So the last user turn is rewritten first, using the earlier turns:
+
+* **With an LLM** (the configured answer model): the standard way. It is given the conversation and
+  asked for the last question rewritten to stand on its own; a failed or empty rewrite falls back to
+  the offline way below (the conversation still gets an answer).
+* **Without one**: the entities of the earlier turns (spaCy NER, most recent turn first, an answer's
+  short span before its quotes) resolve the follow-up's pronouns by kind ("he", "she" → a person;
+  "it" → an organisation, product or place; "there" → a place), and an elliptical follow-up ("And
+  Polar Cells?", "What about the Skua?") takes the previous question with its subject swapped.
+
+A first question, or a follow-up with nothing to resolve, runs as written. The result says which way
+was taken and what was resolved, so the API and ``--explain`` can show the question actually used.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from kgrag.retrieval.answer.base import TextModel
+from kgrag.retrieval.answer.support import question_needs
+
+log = logging.getLogger(__name__)
+
+Method = Literal["as-is", "llm", "entities"]
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    role: Literal["user", "assistant"]
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Standalone:
+    """The question retrieval ran on, and how it came from the last user turn."""
+
+    question: str
+    original: str
+    method: Method
+    resolved: dict[str, str] = field(default_factory=dict)
+    """What the offline way replaced: {"he": "Jonas Meier"}."""
+    note: str = ""
+    """Why the LLM rewrite was not used, when it was tried and failed."""
+
+    @property
+    def rewritten(self) -> bool:
+        return self.question != self.original
+
+
+REWRITE_INSTRUCTION = (
+    "You rewrite the last user question of a conversation so that it can be understood without the "
+    "conversation: replace pronouns and references with the names they stand for, and fill in what an "
+    "elliptical question leaves out. Do not answer it, do not add anything else. Reply with the rewritten "
+    "question only, on one line."
+)
+
+_PERSON = ("PERSON",)
+_THING = ("ORG", "PRODUCT", "FAC", "GPE", "LOC", "WORK_OF_ART", "EVENT", "LAW")
+_PLACE = ("GPE", "LOC", "FAC")
+_PRONOUNS: dict[str, tuple[str, ...]] = {
+    "he": _PERSON, "him": _PERSON, "his": _PERSON, "she": _PERSON, "her": _PERSON, "hers": _PERSON,
+    "it": _THING, "its": _THING, "they": _THING + _PERSON, "them": _THING + _PERSON, "their": _THING + _PERSON,
+    "there": _PLACE,
+}
+_POSSESSIVE = frozenset({"his", "its", "their", "hers"})
+_ELLIPSIS = re.compile(r"^\s*(?:and|what about|how about|and what about)\s+(?P<subject>[^?]+?)\s*\??\s*$",
+                       re.IGNORECASE)
+_SOURCES = re.compile(r"\n+Sources:\n.*\Z", re.DOTALL)
+_CITATION = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")
+
+
+def standalone_question(turns: Sequence[Turn], *, nlp: Any, llm: TextModel | None = None) -> Standalone:
+    """The last user turn as a question that stands on its own (see the module docstring)."""
+    users = [i for i, t in enumerate(turns) if t.role == "user"]
+    if not users:
+        raise ValueError("the conversation has no user turn")
+    last = turns[users[-1]].text.strip()
+    earlier = turns[: users[-1]]
+    if not any(t.role == "user" for t in earlier):
+        return Standalone(last, last, "as-is")
+    note = ""
+    if llm is not None:
+        try:
+            rewritten = _first_line(llm.generate(REWRITE_INSTRUCTION, _transcript(turns[: users[-1] + 1])))
+        except Exception as exc:  # the rewrite is a refinement: a model failure must not lose the answer
+            log.warning("question rewrite failed: %s", exc)
+            rewritten, note = "", f"the answer model could not rewrite the question ({type(exc).__name__})"
+        if rewritten:
+            return Standalone(rewritten, last, "llm" if rewritten != last else "as-is")
+        note = note or "the answer model returned no rewrite"
+    resolved_turns: list[Turn] = []
+    for t in earlier:  # each earlier question resolved in turn, so a chain of follow-ups keeps its subject
+        if t.role == "user" and resolved_turns:
+            t = Turn("user", resolve_offline(t.text, resolved_turns, nlp)[0])
+        resolved_turns.append(t)
+    question, resolved = resolve_offline(last, resolved_turns, nlp)
+    return Standalone(question, last, "entities" if resolved else "as-is", resolved, note)
+
+
+def resolve_offline(question: str, earlier: Sequence[Turn], nlp: Any) -> tuple[str, dict[str, str]]:
+    """``question`` with its pronouns replaced by the earlier turns' entities, or, when it is elliptical
+    ("And Polar Cells?"), the previous question with its subject swapped; and what was replaced."""
+    ellipsis = _ELLIPSIS.match(question)
+    previous = next((t.text for t in reversed(earlier) if t.role == "user"), "")
+    if ellipsis is not None and previous:
+        subject = ellipsis["subject"].strip()
+        named = question_needs(previous, nlp).entities
+        if named:
+            old = named[0]
+            swapped = re.sub(re.escape(old), subject, previous, count=1, flags=re.IGNORECASE)
+            if swapped != previous:
+                return swapped, {old: subject}
+    entities = _entities(earlier, nlp)
+    doc = nlp(question)
+    own = {e.text.casefold() for e in doc.ents}
+    out: list[str] = []
+    resolved: dict[str, str] = {}
+    for tok in doc:
+        word = tok.lower_
+        kinds = _PRONOUNS.get(word)
+        name = None
+        if kinds is not None:
+            name = next((n for n, label in entities if label in kinds and n.casefold() not in own), None)
+        if name is None:
+            out.append(tok.text_with_ws)
+            continue
+        possessive = word in _POSSESSIVE or (word == "her" and tok.tag_ == "PRP$")
+        out.append((f"{name}'s" if possessive else ("in " + name if word == "there" else name)) + tok.whitespace_)
+        resolved[tok.text] = name
+    return ("".join(out) if resolved else question), resolved
+
+
+def _entities(turns: Sequence[Turn], nlp: Any) -> list[tuple[str, str]]:
+    """(name, NER label) of the turns' entities, most recent turn first, each turn's in reading order (an
+    answer's short span, which opens it, before the names in its quotes)."""
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for t in reversed(turns):
+        text = _CITATION.sub("", _SOURCES.sub("", t.text))
+        for ent in nlp(text).ents:
+            name = re.sub(r"['’]s$", "", ent.text.strip())
+            name = re.sub(r"^the\s+", "", name, flags=re.IGNORECASE)
+            if name and name.casefold() not in seen:
+                seen.add(name.casefold())
+                out.append((name, ent.label_))
+    return out
+
+
+def _transcript(turns: Sequence[Turn]) -> str:
+    lines = [f"{t.role}: {_CITATION.sub('', _SOURCES.sub('', t.text)).strip()}" for t in turns]
+    return "Conversation:\n" + "\n".join(lines) + "\n\nRewrite the last user question as a standalone question."
+
+
+def _first_line(text: str) -> str:
+    line = next((ln.strip() for ln in text.strip().splitlines() if ln.strip()), "")
+    return re.sub(r"^(rewritten question|standalone question|question)\s*:\s*", "", line, flags=re.IGNORECASE)

@@ -1,0 +1,57 @@
+"""The support check: passages near a question are refused when they do not hold what its answer needs.
+
+The company-wiki traps a user hit (issue 26): each unanswerable question shares words with the passages,
+so similarity alone let them through.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgrag.retrieval.answer import Passage
+from kgrag.retrieval.answer.support import answer_kind, check_support, question_needs
+
+from tests.kg_fixtures import nlp_fixture  # noqa: F401  (the `nlp` fixture)
+
+WIKI = (
+    Passage(1, 1, 1, "Marcus Hale is Head of Security at Corvid Systems. He joined in 2019 from the Lisbon police.",
+            "marcus_hale.md", "Marcus Hale"),
+    Passage(2, 2, 2, "Corvid Systems is headquartered in Lisbon, with an office in Tallinn. Its largest customer is "
+            "Baltic Freight. Revenue reached 12 million euros in 2024.", "corvid.md", "Corvid Systems"),
+    Passage(3, 3, 3, "Baltic Freight is a shipping company headquartered in Riga.", "baltic.md", "Baltic Freight"),
+    Passage(4, 4, 4, "Tallinn is the capital of Estonia.", "tallinn.md", "Tallinn"),
+    Passage(5, 5, 5, "The Wren-3 firmware is developed under Project Heron.", "wren.md", "Wren-3"),
+    Passage(6, 6, 6, "Project Heron is led by Jonas Meier.", "heron.md", "Project Heron"),
+)
+
+
+def test_questions_the_passages_do_not_answer_are_refused_naming_what_is_missing(nlp: Any) -> None:
+    salary = check_support("What is Marcus Hale's salary?", WIKI, nlp)
+    assert not salary.ok and salary.reason == "No passage gives a salary for Marcus Hale."
+    stock = check_support("What is the stock price of Corvid Systems on the Lisbon exchange?", WIKI, nlp)
+    assert not stock.ok and "stock price" in stock.reason and "Corvid Systems" in stock.reason
+    capital = check_support("What is the capital of Australia?", WIKI, nlp)
+    assert not capital.ok and capital.reason == "No passage mentions Australia."
+    # a value of the asked-for kind must be there: the passages about Marcus Hale hold no amount of money
+    paid = check_support("How much is Marcus Hale paid?", WIKI, nlp)
+    assert not paid.ok and "amount of money for Marcus Hale" in paid.reason
+
+
+def test_answerable_questions_pass_including_a_second_hop_reached_by_title(nlp: Any) -> None:
+    for question in ("Who leads the firmware project for the Wren-3?",  # the person is in Project Heron's passage
+                     "In which city is Corvid's largest customer headquartered?",  # Riga, through Baltic Freight
+                     "What is the revenue of Corvid Systems?",
+                     "When did Marcus Hale join Corvid Systems?"):
+        support = check_support(question, WIKI, nlp)
+        assert support.ok, (question, support.reason)
+
+
+def test_question_needs_names_terms_and_kind(nlp: Any) -> None:
+    needs = question_needs("What is the stock price of Corvid Systems on the Lisbon exchange?", nlp)
+    assert set(needs.entities) == {"Corvid Systems", "Lisbon"}
+    assert {t.lemma for t in needs.terms} >= {"stock", "price", "exchange"}
+    assert needs.kind is not None and needs.kind.labels == {"MONEY"}
+    # answer-kind nouns and comparatives describe the answer: they are not constraints on it
+    assert "city" not in {t.lemma for t in question_needs("In which city was Tomas Berg born?", nlp).terms}
+    assert answer_kind("Who lived longer, Hubert Mordek or Levon Grigorian?").labels == {"DATE"}  # type: ignore[union-attr]
+    assert answer_kind("What is the service code of the Skua?") is None
