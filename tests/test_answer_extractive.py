@@ -131,7 +131,7 @@ def test_the_second_hop_sentence_is_chained_from_the_bridge_entity(embedder: Emb
     the question; it is reached through the bridge (Northwind Dynamics) the best sentence names."""
     answer = complete(ExtractiveAnswerer(embedder, nlp), "Who founded the company that acquired Lumen Robotics?",
                       number_passages(TWO_HOP))
-    assert "Ingrid Halvorsen and the physicist Tomas Berg. [2]" in answer.text
+    assert "Ingrid Halvorsen and the physicist Tomas Berg. [1]" in answer.text  # cited first: [1]
     assert "Northwind Dynamics in 2019. [1]" in answer.text or "acquired Lumen Robotics" in answer.text
 
 
