@@ -133,7 +133,10 @@ def test_a_title_link_reaches_a_document_ner_cannot_see_and_explains_the_chain(
     linked = result.explanation["linked_entities"]
     assert linked[0]["name"] == "Halcyon Press" and linked[0]["how"] == "title"
     assert result.weight == pytest.approx(runtime.settings.graph.title_fusion_weight)
-    assert result.explanation["fusion_weight"] == {"weight": result.weight, "basis": "title"}
+    # a title one document writes: the graph leads the fused list with its hits (retrieval.fusion.lead_with)
+    assert result.lead == tuple(runtime.settings.graph.lead_tiers)
+    assert result.explanation["fusion_weight"] == {"weight": result.weight, "basis": "title",
+                                                   "leads": min(max(result.lead), len(result.hits))}
     by_chunk = {h.chunk_id: h for h in result.hits}
     assert by_chunk[built["Halcyon Press"]].rank == 1  # home of the linked document
     target = by_chunk[built[TARGET]]

@@ -102,7 +102,7 @@ def test_installed_wheel_runs_beside_another_distributions_core_package(
     docs.mkdir()
     (docs / "kelpie.md").write_text("# Kelpie\n\nThe research vessel Kelpie was built by the Aalborg shipyard.\n")
     env = {**os.environ, "KGRAG_HOME": str(home), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "PYTHONPATH": ""}
+           "PYTHONPATH": "", "COLUMNS": "400"}  # a long temporary path must not wrap in the CLI's output
     kgrag = str(venv / "bin" / "kgrag")
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
