@@ -74,26 +74,25 @@ def _no_flag_metavar(params: list[Any]) -> list[Any]:
     return params
 
 
-class HelpCommand(TyperCommand):
-    """Every kgrag command: help reflowed (``reflow``) and no `<bool>` beside flags."""
+class _KgragHelp:
+    """Help reflowed (``reflow``) and no `<bool>` beside flags, for commands and groups alike."""
+
+    help: str | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.help = reflow(self.help)
 
     def get_params(self, ctx: Any) -> list[Any]:
-        return _no_flag_metavar(super().get_params(ctx))
+        return _no_flag_metavar(super().get_params(ctx))  # type: ignore[misc]
 
 
-class HelpGroup(TyperGroup):
-    """Every kgrag command group, as HelpCommand."""
+class HelpCommand(_KgragHelp, TyperCommand):
+    """Every kgrag command."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.help = reflow(self.help)
 
-    def get_params(self, ctx: Any) -> list[Any]:
-        return _no_flag_metavar(super().get_params(ctx))
+class HelpGroup(_KgragHelp, TyperGroup):
+    """Every kgrag command group."""
 
 
 class CliApp(typer.Typer):
