@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from kgrag.core.text import WORD
 from kgrag.core.text import sentence_around as text_sentence_around
-from kgrag.kg.subjects import document_subject, subject_variants
+from kgrag.kg.subjects import document_subject, stated_names, subject_variants
 
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
 _TRAILING_PAREN = re.compile(r"\s*\([^()]*\)\s*$")
@@ -113,7 +113,9 @@ def subject_document(document_id: int, title: str, source: str, opening: str) ->
     name, is_title = document_subject(title, source, opening, max_words=MAX_ALIAS_TOKENS)
     if not name:
         return None
-    return title_document(document_id, name, () if is_title else subject_variants(name))
+    # A real title gets no guessed variants, but the names the text itself states are no guess.
+    variants = stated_names(opening) if is_title else subject_variants(name, opening)
+    return title_document(document_id, name, variants)
 
 
 def title_document(document_id: int, title: str, variants: Sequence[str] = ()) -> TitleDocument | None:

@@ -24,6 +24,7 @@ _NOT_A_NAME_WORDS = (
     "while if although since because"
 )
 _NOT_A_NAME = frozenset(_NOT_A_NAME_WORDS.split())
+_ARTICLES = frozenset({"the", "a", "an"})
 _CLAUSE_BREAK = re.compile(r"[!?;]|\.\s+[a-z]")
 _ASIDE = re.compile(r"\s*[(\[,;]")
 # Linking words and the particles personal names carry in many languages ("Conall mac Taidg",
@@ -80,8 +81,10 @@ def _clean(phrase: str) -> str:
 def _name_like(phrase: str, *, heading: bool) -> bool:
     """Short, starting with a capital, every word capitalised except linking words: a name, not a clause."""
     words = WORD.findall(phrase)
-    if not words or len(words) > MAX_SUBJECT_WORDS or words[0].lower() in _NOT_A_NAME - {"the"}:
+    if not words or len(words) > MAX_SUBJECT_WORDS or words[0].lower() in _NOT_A_NAME - _ARTICLES:
         return False
+    if words[0].lower() in _ARTICLES - {"the"} and (len(words) < 2 or not words[1][0].isupper()):
+        return False  # "A Nest of Noblemen" is a name, "A" alone or "A study" is not
     # an abbreviation ("St. Maurice") is fine; a sentence boundary before the copula is not
     if not heading and _CLAUSE_BREAK.search(phrase):
         return False
@@ -99,14 +102,52 @@ def document_subject(title: str, source: str, opening: str, *, max_words: int) -
     return text_subject(opening), False
 
 
-def subject_variants(subject: str) -> tuple[str, ...]:
+def subject_variants(subject: str, opening: str = "") -> tuple[str, ...]:
     """Other ways prose writes a subject found in text: without a leading "The" ("The Limestone Coast" is
-    "Limestone Coast" mid-sentence), and a long personal name by its first and last word ("Henry Walter
-    Moore" is "Henry Moore" elsewhere)."""
+    "Limestone Coast" mid-sentence), a long personal name by its first and last word ("Henry Walter
+    Moore" is "Henry Moore" elsewhere), and, for a person (the opening gives a birth or death date), by
+    any of its given names or its quoted nickname and the last word ("David Ryan Adams" is "Ryan Adams",
+    'Gian-Carla "Gia" Coppola' is "Gia Coppola"); plus the names the opening itself states."""
     words = _PAREN.sub(" ", subject).replace('"', " ").split()
     out = []
     if len(words) >= 2 and words[0].lower() == "the":
         out.append(" ".join(words[1:]))
     elif len(words) >= 3 and all(w[0].isupper() for w in words) and not any(w.lower() in _LINKERS for w in words):
         out.append(f"{words[0]} {words[-1]}")
-    return tuple(out)
+        if _PERSON.match(opening[len(subject):] if opening.startswith(subject) else _after(opening, subject)):
+            out += [f"{w} {words[-1]}" for w in words[1:-1]]
+    return tuple(dict.fromkeys(out + list(stated_names(opening))))
+
+
+_PERSON = re.compile(r"\s*[(\[](?:[^()\[\]]*\b(?:born|died|n[ée]e|c\.)\b|[^()\[\]]*\d{3,4})", re.I)
+_STATED = re.compile(
+    r"\b(?:(?:also|better|commonly|professionally|popularly|mononymously|simply|widely)\s+)?known\s+"
+    r"(?:(?:professionally|also|mononymously|simply|popularly)\s+)?as\s+(?:simply\s+)?|"
+    r"\ba\.k\.a\.?\s+|\bnicknamed\s+|\bstage name\s+|\bpen name\s+|\bborn\s+(?=[A-Z])")
+_STATED_NAME = re.compile(r"[\"“']?([A-Z][^,;:()\[\]\"”.]{0,60}?)"
+                          r"(?=[\"”']?\s*(?:[,;:()\[\]\"”]|\.\s|\.$|$| or | and | is | was ))")
+OPENING_CHARS = 300
+"""Only the opening sentence states a document's other names ("known professionally as Nicki Minaj");
+later text names other people."""
+
+
+def stated_names(opening: str) -> tuple[str, ...]:
+    """Names the opening says its subject also goes by: "Robert Rihmeek Williams (born May 6, 1987), known
+    professionally as Meek Mill, ...", "a.k.a. Chinese Connection 2", "(born Vladimir Blagonravov; ...)"."""
+    head = opening[:OPENING_CHARS]
+    out = []
+    for m in _STATED.finditer(head):
+        name = _STATED_NAME.match(head, m.end())
+        if name is None:
+            continue
+        phrase = _clean(name.group(1))
+        if _name_like(phrase, heading=False) and not any(ch.isdigit() for ch in phrase):
+            out.append(phrase)
+    return tuple(dict.fromkeys(out))
+
+
+def _after(opening: str, subject: str) -> str:
+    """The opening's text after the subject's last word (the subject was cleaned of asides)."""
+    last = subject.replace('"', " ").split()[-1] if subject.split() else ""
+    at = opening.find(last)
+    return opening[at + len(last):] if last and at >= 0 else ""

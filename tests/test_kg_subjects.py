@@ -52,9 +52,44 @@ def test_a_subject_found_in_text_gets_the_variants_prose_writes() -> None:
     assert subject_variants("Ermengarde of Tours") == ()
     doc = subject_document(3, "2wiki:3", "2wiki:3", "Henry Walter Moore (born 1849) was an English cricketer.")
     assert doc is not None and doc.title == "Henry Walter Moore"
-    assert doc.aliases == ("henry walter moore", "henry moore")
+    assert doc.aliases == ("henry walter moore", "henry moore", "walter moore")  # a person: any given name
     titled = subject_document(4, "Henry Walter Moore", "2wiki:4", "")
     assert titled is not None and titled.aliases == ("henry walter moore",)  # a real title gets no guessed variants
+
+
+@pytest.mark.parametrize(("opening", "variants"), [
+    # a person (the opening gives dates) by any given name and the surname, or by a quoted nickname
+    ("David Ryan Adams (born November 5, 1974) is an American singer.", ("David Adams", "Ryan Adams")),
+    ('Gian-Carla "Gia" Coppola (born January 1, 1987) is an American film director.',
+     ("Gian-Carla Coppola", "Gia Coppola")),
+    # the names the opening states
+    ("Robert Rihmeek Williams (born May 6, 1987), known professionally as Meek Mill, is an American rapper.",
+     ("Robert Williams", "Rihmeek Williams", "Meek Mill")),
+    ("Vladimir Rostislavovich Gardin (born Vladimir Rostislavovich Blagonravov; – 28 May 1965) was a director.",
+     ("Vladimir Gardin", "Rostislavovich Gardin", "Vladimir Rostislavovich Blagonravov")),
+    # not a person: no given-name variants ("York Library" names nothing)
+    ("New York Public Library is a library in New York City.", ("New Library",)),
+])
+def test_a_subject_goes_by_the_names_prose_and_its_opening_give(opening: str, variants: tuple[str, ...]) -> None:
+    assert subject_variants(text_subject(opening), opening) == variants
+
+
+def test_a_titled_document_also_goes_by_the_names_its_opening_states() -> None:
+    doc = subject_document(5, "Onika Maraj", "wiki:5", "Onika Tanya Maraj (born 1982), known professionally as "
+                                                      "Nicki Minaj, is a rapper. She was later known as a judge.")
+    assert doc is not None and doc.aliases == ("onika maraj", "nicki minaj")
+
+
+@pytest.mark.parametrize(("text", "subject"), [
+    ("A Nest of Noblemen is a 1969 Soviet drama film.", "A Nest of Noblemen"),
+    ("An Event is a 1969 Yugoslav film.", "An Event"),
+])
+def test_a_name_may_open_with_an_article(text: str, subject: str) -> None:
+    assert text_subject(text) == subject
+
+
+def test_an_article_before_a_common_noun_is_no_name() -> None:
+    assert text_subject("A study of statins was carried out in 2001.") == ""
 
 
 def test_untitled_documents_link_by_subject() -> None:
