@@ -168,13 +168,24 @@ class GraphSettings(BaseModel):
         default=0.25, ge=0.0, le=1.0,
         description="When the question names a document at least this precisely (the title link's score times "
                     "its specificity squared; 0.25 is a title at most two documents write), the graph's first "
-                    "hits lead the fused list by lead_tiers. Tuned on 2Wiki questions 1-500 and the examples "
-                    "golden set: 0.2 lets the examples' widely mentioned titles lead (R@2 0.917 -> 0.817).",
+                    "hits lead the fused list alone, by lead_tiers. A less precise title link leads too, sharing "
+                    "its first tier (lead_shared_top). Tuned on 2Wiki questions 1-500 and the examples golden set.",
+    )
+    lead_shared_top: int = Field(
+        default=2, ge=0,
+        description="Below lead_confidence, the graph's first tier also admits a passage that dense and BM25 both "
+                    "rank within their first lead_shared_top. 0: below lead_confidence the graph does not lead "
+                    "(on the examples golden set, leading alone there cost R@2 0.898 -> 0.843).",
     )
     lead_tiers: list[int] = Field(
         default=[2, 5],
         description="The graph's leading tiers: [2, 5] puts its first 2 hits first, then its first 5, each tier "
                     "in fused order (dense and BM25 order the graph's picks). [] : the graph never leads.",
+    )
+    lead_min_share: float = Field(
+        default=0.3, ge=0.0, le=1.0,
+        description="A later tier ends at the first graph hit scoring below this share of its best hit: a weak "
+                    "tail of the chain is no surer than dense's or BM25's first hits.",
     )
     entity_fusion_weight: float = Field(
         default=0.0, ge=0.0,

@@ -79,6 +79,9 @@ class RetrievalResult:
     lead: tuple[int, ...] = ()
     """This list's leading tiers (retrieval.fusion.lead_with): (2, 5) puts its first 2 hits first, then its
     first 5, each in fused order; (): it does not lead."""
+    lead_shared: int = 0
+    """Set when the list leads without being sure: its first tier also admits a chunk that every other list
+    (at least two) ranks within its first ``lead_shared`` (retrieval.fusion.agreed). 0: it leads alone."""
 
 
 @runtime_checkable

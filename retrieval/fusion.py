@@ -83,3 +83,13 @@ def lead_with(fused: list[FusedHit], tiers: Sequence[Sequence[Hit]]) -> list[Fus
         return fused
     last = len(tiers)
     return sorted(fused, key=lambda h: order.get(h.chunk_id, last))  # stable: fused order within a tier
+
+
+def agreed(lists: Mapping[str, Sequence[Hit]], leader: str, top: int) -> list[Hit]:
+    """The hits every list but ``leader`` ranks within its first ``top``, when there are at least two such
+    lists: what the others agree on, which a leader that is not sure shares its first tier with."""
+    others = [hits[:top] for signal, hits in lists.items() if signal != leader]
+    if top < 1 or len(others) < 2:
+        return []
+    common = set.intersection(*({h.chunk_id for h in hits} for hits in others))
+    return [h for h in others[0] if h.chunk_id in common]

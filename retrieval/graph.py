@@ -93,9 +93,13 @@ class GraphRetriever:
         check = bool(status.reason) or not query.filters.empty
         hits = self._hits(graph, linked, query, timings, check=check)
         timings["total"] = time.perf_counter() - t0
-        lead = lead_tiers(linked, self.settings)
+        lead, shared = lead_tiers(linked, self.settings)
+        lead = strong_tiers(lead, hits, self.settings.lead_min_share)
         explanation["fusion_weight"]["leads"] = min(max(lead, default=0), len(hits))
-        return RetrievalResult(SIGNAL, hits, status, timings, explanation, weight=weight, lead=lead)
+        if shared:
+            explanation["fusion_weight"]["shared_with_agreement"] = shared
+        return RetrievalResult(SIGNAL, hits, status, timings, explanation, weight=weight, lead=lead,
+                               lead_shared=shared)
 
     def _freshness(self, graph: LoadedGraph) -> StageStatus:
         current = self._corpus_version()
@@ -222,10 +226,36 @@ def title_confidence(linked: list[LinkedEntity]) -> float:
     return min(1.0, max((e.score * e.specificity ** 2 for e in linked if e.how == TITLE), default=0.0))
 
 
-def lead_tiers(linked: list[LinkedEntity], settings: GraphSettings) -> tuple[int, ...]:
-    """The graph's leading tiers in the fused list (retrieval.fusion.lead_with): ``lead_tiers`` when the
-    question names a document at least ``lead_confidence`` precisely, else none."""
-    return tuple(settings.lead_tiers) if title_confidence(linked) >= settings.lead_confidence else ()
+def lead_tiers(linked: list[LinkedEntity], settings: GraphSettings) -> tuple[tuple[int, ...], int]:
+    """The graph's leading tiers in the fused list (retrieval.fusion.lead_with), and how far it shares its
+    first tier with what dense and BM25 agree on (0: not at all).
+
+    A title at most two documents write (confidence ``lead_confidence``) leads alone: dense and BM25
+    agreeing on a namesake are the failure the lead exists for. A title more documents write still
+    leads, but is less sure of its second hop, so a passage both other lists rank in their first
+    ``lead_shared_top`` joins its first tier (on the examples golden set the graph's second hit from
+    such a title was a neighbour, and the others agreed on the answer). No title link: no lead.
+    """
+    confidence = title_confidence(linked)
+    tiers = tuple(settings.lead_tiers)
+    if not tiers or confidence < MIN_TITLE_CONFIDENCE:
+        return (), 0
+    if confidence >= settings.lead_confidence:
+        return tiers, 0
+    return (tiers, settings.lead_shared_top) if settings.lead_shared_top else ((), 0)
+
+
+def strong_tiers(tiers: tuple[int, ...], hits: Sequence[Hit], min_share: float) -> tuple[int, ...]:
+    """The tiers after the first, cut where the graph's scores fall below ``min_share`` of its best hit.
+
+    The first hits of a chain from a named document are its two ends; what follows thins out, and a
+    hit with a small share of the best one's relevance mass is no surer than dense's or BM25's first
+    hits (on 2Wiki without titles, passages found by their opening subject, it pushed them out)."""
+    if not tiers or not hits:
+        return tiers
+    best = hits[0].score
+    strong = next((i for i, h in enumerate(hits) if h.score < min_share * best), len(hits))
+    return (tiers[0], *(max(tiers[0], min(n, strong)) for n in tiers[1:]))
 
 
 def chain_text(path: tuple[str, ...] | list[str], relations: tuple[str, ...] | list[str]) -> str:

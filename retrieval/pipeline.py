@@ -23,13 +23,13 @@ from kgrag.core.errors import InvalidInputError, KgragError, RetrievalFailedErro
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import Settings
 from kgrag.core.store import Store
-from kgrag.core.types import ChunkRecord, Filters
+from kgrag.core.types import ChunkRecord, Filters, Hit
 from kgrag.retrieval.answer.base import TextModel
 from kgrag.retrieval.base import Query, QueryVector, RetrievalResult, Retriever, StageStatus
 from kgrag.retrieval.bm25 import BM25Retriever, index_behind
 from kgrag.retrieval.dense import DenseRetriever
 from kgrag.retrieval.expand import ExtraQuery, enabled_stages, require_llm, stage_queries
-from kgrag.retrieval.fusion import FusedHit, lead_with, reciprocal_rank_fusion
+from kgrag.retrieval.fusion import FusedHit, agreed, lead_with, reciprocal_rank_fusion
 from kgrag.retrieval.graph import build_graph_retriever
 from kgrag.retrieval.rerank import Reranker, RerankerUnavailable
 from kgrag.retrieval.results import RERANK, PassageHit, PipelineResult
@@ -127,7 +127,7 @@ class QueryPipeline:
             weights = fusion_weights(self.settings.retrieval.weights,
                                      {s: r for s, (r, _) in {**results, **extra_results}.items() if s in ranked})
             fused = reciprocal_rank_fusion(ranked, k=self.settings.retrieval.rrf_k, weights=weights)
-            fused = lead_with(fused, [r.hits[:n] for s, (r, _) in results.items() if s in ranked for n in r.lead])
+            fused = lead_with(fused, leading_tiers(ranked, {s: r for s, (r, _) in results.items() if s in ranked}))
             t2 = time.perf_counter()
             chunks = self.store.chunks([h.chunk_id for h in fused])
             live = [h for h in fused if h.chunk_id in chunks]  # deleted since the index was read
@@ -242,6 +242,19 @@ def fusion_weights(configured: Mapping[str, float], results: Mapping[str, Retrie
     confidence its retriever reported for this query."""
     return {s: configured.get(s.split("@", 1)[0], 1.0) * (1.0 if r.weight is None else r.weight)
             for s, r in results.items()}
+
+
+def leading_tiers(ranked: Mapping[str, Sequence[Hit]], results: Mapping[str, RetrievalResult]) -> list[list[Hit]]:
+    """The tiers lead_with puts first: each leading list's first hits by its ``lead``; a leader that is not
+    sure (``lead_shared``) shares its first tier with what the other lists agree on."""
+    tiers: list[list[Hit]] = []
+    for signal, result in results.items():
+        for depth, n in enumerate(result.lead):
+            tier = list(result.hits[:n])
+            if depth == 0 and result.lead_shared:
+                tier += agreed(ranked, signal, result.lead_shared)
+            tiers.append(tier)
+    return tiers
 
 
 def _timed_retrieve(signal: str, retriever: Retriever, query: Query) -> tuple[RetrievalResult, float]:

@@ -6,8 +6,10 @@ import pytest
 from kgrag.core.settings import GraphSettings
 from kgrag.core.types import Hit
 from kgrag.kg.linking import LinkedEntity
-from kgrag.retrieval.fusion import FusedHit, lead_with, reciprocal_rank_fusion
-from kgrag.retrieval.graph import lead_tiers
+from kgrag.retrieval.base import RetrievalResult, StageStatus
+from kgrag.retrieval.fusion import FusedHit, agreed, lead_with, reciprocal_rank_fusion
+from kgrag.retrieval.graph import lead_tiers, strong_tiers
+from kgrag.retrieval.pipeline import leading_tiers
 
 
 def _hits(signal: str, *chunk_ids: int) -> list[Hit]:
@@ -116,12 +118,36 @@ def test_a_leading_list_picks_the_head_and_fusion_orders_it() -> None:
     assert lead_with(fused, []) == fused
 
 
-def test_the_graph_leads_only_when_the_question_names_a_document_precisely() -> None:
-    settings = GraphSettings(lead_confidence=0.25, lead_tiers=[2, 5])
+def test_the_graph_leads_alone_only_when_the_question_names_a_document_precisely() -> None:
+    settings = GraphSettings(lead_confidence=0.25, lead_tiers=[2, 5], lead_shared_top=2)
     rare_title = LinkedEntity(0, "Lothair II", "lothair ii", "title", 1.0, specificity=1.0)
     common_title = LinkedEntity(1, "Anxiety", "anxiety", "title", 1.0, specificity=0.4)  # 0.16 < 0.25
+    vague_title = LinkedEntity(1, "Anxiety", "anxiety", "title", 1.0, specificity=0.3)  # 0.09: an entity link
     entity = LinkedEntity(2, "Lothair", "lothair", "ner", 1.0)
-    assert lead_tiers([rare_title, entity], settings) == (2, 5)
-    assert lead_tiers([common_title, entity], settings) == ()
-    assert lead_tiers([entity], settings) == ()
-    assert lead_tiers([rare_title], GraphSettings(lead_confidence=0.25, lead_tiers=[])) == ()
+    assert lead_tiers([rare_title, entity], settings) == ((2, 5), 0)
+    assert lead_tiers([common_title, entity], settings) == ((2, 5), 2)  # leads, sharing its first tier
+    assert lead_tiers([common_title], settings.model_copy(update={"lead_shared_top": 0})) == ((), 0)
+    assert lead_tiers([vague_title, entity], settings) == ((), 0)
+    assert lead_tiers([entity], settings) == ((), 0)
+    assert lead_tiers([rare_title], GraphSettings(lead_confidence=0.25, lead_tiers=[])) == ((), 0)
+
+
+def test_a_leader_that_is_not_sure_shares_its_first_tier_with_what_the_others_agree_on() -> None:
+    """The examples' "Who founded the company that acquired Lumen Robotics?": the graph's second hit is a
+    neighbour (8), dense and BM25 both rank the answer (5) second."""
+    lists = {"dense": _hits("dense", 3, 5, 8), "bm25": _hits("bm25", 5, 3, 8), "graph": _hits("graph", 3, 8, 5, 9)}
+    results = {"graph": RetrievalResult("graph", tuple(lists["graph"]), StageStatus.ran(), lead=(2, 4),
+                                        lead_shared=2)}
+    fused = reciprocal_rank_fusion(lists, weights={"graph": 0.5})
+    assert [h.chunk_id for h in lead_with(fused, leading_tiers(lists, results))][:2] == [3, 5]
+    alone = {"graph": RetrievalResult("graph", tuple(lists["graph"]), StageStatus.ran(), lead=(2, 4))}
+    assert [h.chunk_id for h in lead_with(fused, leading_tiers(lists, alone))][:2] == [3, 8]
+    assert agreed({"graph": lists["graph"], "dense": lists["dense"]}, "graph", 2) == []  # one list is no agreement
+
+
+def test_the_graph_s_later_tiers_end_where_its_scores_thin_out() -> None:
+    hits = [Hit(chunk_id=i, signal="graph", rank=i, score=s) for i, s in enumerate((1.0, 0.9, 0.5, 0.2, 0.1), 1)]
+    assert strong_tiers((2, 5), hits, 0.3) == (2, 3)
+    assert strong_tiers((2, 5), hits, 0.0) == (2, 5)
+    assert strong_tiers((2, 5), hits, 0.95) == (2, 2)  # the first tier is kept whole
+    assert strong_tiers((), hits, 0.3) == ()

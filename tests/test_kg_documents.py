@@ -25,7 +25,7 @@ from kgrag.kg.graphfile import DOCUMENT, MENTIONS_DOCUMENT, document_node, read_
 from kgrag.kg.holder import load_graph
 from kgrag.kg.linking import LinkedEntity
 from kgrag.retrieval.base import Query
-from kgrag.retrieval.graph import build_graph_retriever, fusion_weight
+from kgrag.retrieval.graph import build_graph_retriever, fusion_weight, strong_tiers
 from kgrag.retrieval.maintenance import publish_bm25
 from kgrag.retrieval.pipeline import build_pipeline
 from typer.testing import CliRunner
@@ -134,7 +134,10 @@ def test_a_title_link_reaches_a_document_ner_cannot_see_and_explains_the_chain(
     assert linked[0]["name"] == "Halcyon Press" and linked[0]["how"] == "title"
     assert result.weight == pytest.approx(runtime.settings.graph.title_fusion_weight)
     # a title one document writes: the graph leads the fused list with its hits (retrieval.fusion.lead_with)
-    assert result.lead == tuple(runtime.settings.graph.lead_tiers)
+    # (its later tier ends where the graph's scores fall below lead_min_share of its best)
+    settings = runtime.settings.graph
+    assert result.lead == strong_tiers(tuple(settings.lead_tiers), result.hits, settings.lead_min_share)
+    assert result.lead[0] == settings.lead_tiers[0] and result.lead_shared == 0  # sure: it leads alone
     assert result.explanation["fusion_weight"] == {"weight": result.weight, "basis": "title",
                                                    "leads": min(max(result.lead), len(result.hits))}
     by_chunk = {h.chunk_id: h for h in result.hits}

@@ -163,7 +163,10 @@ def _print_explain(result: PipelineResult) -> None:
         basis, leads = graph_fusion.get("basis"), graph_fusion.get("leads", 0)
         weights = ", ".join(f"{s} {w:.3g}" + (f" ({basis} link)" if s == "graph" and basis else "")
                             for s, w in result.fusion_weights.items())
-        if leads:
+        if leads and graph_fusion.get("shared_with_agreement"):
+            weights += (f"; the graph's first {leads} hits lead, sharing the first places with what dense and BM25 "
+                        "agree on (the question names a document several others also write)")
+        elif leads:
             weights += f"; the graph's first {leads} hits lead (the question names a document precisely)"
         console.print(f"[bold]fusion weights:[/] {escape(weights)}", highlight=False)
     for signal, details in result.explanations.items():
