@@ -114,7 +114,8 @@ def resolve_offline(question: str, earlier: Sequence[Turn], nlp: Any) -> tuple[s
         named = question_needs(previous, nlp).entities
         if named:
             old = named[0]
-            swapped = re.sub(re.escape(old), subject, previous, count=1, flags=re.IGNORECASE)
+            # the subject is the user's text, not a pattern: "And \1?" must not read as a group reference
+            swapped = re.sub(re.escape(old), lambda _m: subject, previous, count=1, flags=re.IGNORECASE)
             if swapped != previous:
                 return swapped, {old: subject}
     entities = _entities(earlier, nlp)

@@ -1,0 +1,18 @@
+"""retrieval.conversation without a model: what a user's follow-up text may contain."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from kgrag.retrieval.conversation import Turn, resolve_offline
+
+from tests.kg_fixtures import nlp_fixture  # noqa: F401  (the `nlp` fixture)
+
+
+@pytest.mark.parametrize("subject", [r"\1", r"\g<0>", "Polar Cells"])
+def test_an_elliptical_follow_up_swaps_in_the_user_s_words_verbatim(nlp: Any, subject: str) -> None:
+    earlier = [Turn("user", "Where is Corvid Systems headquartered?"), Turn("assistant", "In Lisbon [1].")]
+    question, resolved = resolve_offline(f"And {subject}?", earlier, nlp)
+    assert question == f"Where is {subject} headquartered?"  # a backslash is text, not a group reference
+    assert resolved == {"Corvid Systems": subject}
