@@ -19,6 +19,7 @@ from kgrag.api.deps import Resources
 from kgrag.api.jobs import JobRunner
 from kgrag.api.problems import RequestTooLargeError, problem, problem_response
 from kgrag.api.routes import browse as routes_browse
+from kgrag.api.routes import capabilities as routes_capabilities
 from kgrag.api.routes import chat as routes_chat
 from kgrag.api.routes import documents as routes_documents
 from kgrag.api.routes import graph as routes_graph
@@ -153,7 +154,8 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     app.state.settings = settings
     problems.install(app)
     openapi.install(app, settings)
-    for module in (routes_health, routes_query, routes_chat, routes_documents, routes_graph, routes_browse):
+    for module in (routes_health, routes_capabilities, routes_query, routes_chat, routes_documents, routes_graph,
+                   routes_browse):
         app.include_router(module.router)
     routes_ui.install(app)
     app.add_middleware(BodyLimitMiddleware, upload_limit=settings.api.max_upload_bytes + BODY_SLACK,

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from kgrag.core.types import DocumentRecord, Filters
 from kgrag.retrieval.answer import Answer, Citation
 from kgrag.retrieval.base import StageStatus
+from kgrag.retrieval.conversation import Standalone
 from kgrag.retrieval.gate import GateDecision
 from kgrag.retrieval.results import PassageHit, PipelineResult
 from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints, field_validator
@@ -49,10 +50,21 @@ class FiltersIn(BaseModel):
                        tuple(sorted(self.metadata.items())))
 
 
+class TurnIn(BaseModel):
+    model_config = ConfigDict(strict=True)
+
+    role: Literal["user", "assistant"]
+    text: str
+
+
 class QueryRequest(BaseModel):
     model_config = ConfigDict(strict=True)  # JSON's types as the schema states them: `0` is not `false`
 
     question: str = Field(min_length=1, description="Limited to api.max_question_chars characters.")
+    conversation: list[TurnIn] = Field(
+        default_factory=list, description="The earlier turns, oldest first (the web UI's Ask page sends them): a "
+        "follow-up (\"Where does he work?\") is rewritten into the standalone question it stands for, as "
+        "/v1/chat/completions does; `rewrite` says how. Bounded by api.max_messages and api.max_chat_chars.")
     top_k: int | None = Field(default=None, ge=1, description="Passages returned (default retrieval.top_k).")
     signals: list[Signal] | None = Field(default=None, description="Default: retrieval.signals.")
     filters: FiltersIn = Field(default_factory=FiltersIn)
@@ -152,10 +164,27 @@ class GateOut(BaseModel):
                            for c in d.checks])
 
 
+class RewriteOut(BaseModel):
+    method: Literal["as-is", "llm", "entities"] = Field(
+        description="as-is: the last message ran as written; llm: the answer model rewrote it from the "
+        "conversation; entities: the earlier turns' entities resolved its pronouns or ellipsis.")
+    original: str = Field(description="The last user message as sent.")
+    resolved: dict[str, str] = Field(
+        default_factory=dict, description="With method entities: what was replaced, e.g. {\"he\": \"Jonas Meier\"}.")
+    note: str = Field(default="", description="Why the LLM rewrite was not used, when it was tried and failed.")
+
+    @classmethod
+    def of(cls, s: Standalone) -> RewriteOut:
+        return cls(method=s.method, original=s.original, resolved=dict(s.resolved), note=s.note)
+
+
 class RetrievalOut(BaseModel):
     """What the stream's first event carries: everything known before the answer starts."""
 
-    question: str
+    question: str = Field(description="The question retrieval ran on: the one sent, or, with a `conversation`, "
+                          "the follow-up rewritten to stand alone.")
+    rewrite: RewriteOut | None = Field(default=None, description="How `question` came from the one sent; null "
+                                       "when no conversation was sent.")
     hits: list[HitOut]
     stages: dict[str, StageOut]
     timings: dict[str, float]

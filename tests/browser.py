@@ -93,6 +93,18 @@ class Page:
             raise BrowserError(f"no element matches {selector!r}")
         self.send("DOM.setFileInputFiles", nodeId=node, files=[str(p) for p in paths])
 
+    def drop_files(self, selector: str, paths: list[Path]) -> None:
+        """Drags files from outside the page onto the element and drops them, as from a file manager: the
+        browser's own dragenter, dragover and drop events, with a real DataTransfer of those files."""
+        at = self.evaluate(f"""(() => {{ const el = document.querySelector({json.dumps(selector)});
+            if (!el) return null; el.scrollIntoView({{block: 'center'}}); const r = el.getBoundingClientRect();
+            return {{x: r.left + r.width / 2, y: r.top + r.height / 2}}; }})()""")
+        if not at:
+            raise BrowserError(f"no element matches {selector!r}")
+        data = {"items": [], "files": [str(p) for p in paths], "dragOperationsMask": 1}
+        for kind in ("dragEnter", "dragOver", "drop"):
+            self.send("Input.dispatchDragEvent", type=kind, x=at["x"], y=at["y"], data=data)
+
     def click_at(self, x: float, y: float) -> None:
         """A real mouse click (press and release) at viewport coordinates, as a user's would arrive."""
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):

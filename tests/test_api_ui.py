@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from importlib import resources
 
 from kgrag.core.models import Embedder
 from kgrag.core.settings import ApiSettings, Settings
+from kgrag.ingest.loaders import SUPPORTED_SUFFIXES
 
 from tests.conftest import REPO_ROOT
 from tests.test_api_support import api_settings, client_for
@@ -58,3 +60,40 @@ def test_ui_is_served_at_root_from_packaged_files(make_settings: Callable[..., S
     for name in ("index.html", "app.css", "favicon.svg"):  # the committed bundle was rebuilt after its source changed
         assert static.joinpath(name).read_text() == (REPO_ROOT / "ui" / "src" / name).read_text(), (
             f"api/static/{name} differs from ui/src/{name}: run `make ui`")
+    # app.js is minified: it names the hash of the sources it was built from (ui/build.mjs writes it).
+    built_from = ("src/main.js", "package-lock.json")
+    sources = hashlib.sha256(b"".join((REPO_ROOT / "ui" / f).read_bytes() for f in built_from)).hexdigest()
+    assert f"sha256:{sources}" in static.joinpath("app.js").read_text()[:200], (
+        "api/static/app.js was not rebuilt from ui/src/main.js: run `make ui`")
+
+
+def test_capabilities_name_every_upload_format_and_the_query_defaults(make_settings: Callable[..., Settings],
+                                                                       embedder: Embedder) -> None:
+    """The web UI's file picker and Ask options come from here, so they follow the server's own lists."""
+    settings = api_settings(make_settings, api=ApiSettings(api_keys=["k1"]))
+    with client_for(settings, embedder) as client:
+        assert client.get("/v1/capabilities").status_code == 401
+        caps = client.get("/v1/capabilities", headers={"Authorization": "Bearer k1"}).json()
+    assert caps["upload_formats"] == SUPPORTED_SUFFIXES
+    assert {".docx", ".csv", ".pdf", ".md"} <= set(caps["upload_formats"])
+    assert caps["signals"] == ["dense", "bm25", "graph"]
+    assert caps["default_signals"] == list(settings.retrieval.signals) == ["dense", "bm25"]
+    assert caps["default_top_k"] == settings.retrieval.top_k and caps["max_top_k"] == settings.api.max_top_k
+    assert caps["max_upload_bytes"] == settings.api.max_upload_bytes
+
+
+def test_the_ask_pages_conversation_is_bounded_like_a_chat(make_settings: Callable[..., Settings],
+                                                           embedder: Embedder) -> None:
+    """/v1/query's `conversation` (the Ask page's earlier turns) obeys the chat limits before any work."""
+    settings = api_settings(make_settings, api=ApiSettings(max_messages=3, max_chat_chars=200))
+    turns = [{"role": "user", "text": "Who leads Project Heron?"}, {"role": "assistant", "text": "Jonas Meier."}]
+    with client_for(settings, embedder) as client:
+        many = client.post("/v1/query", json={"question": "Where does he work?", "conversation": turns * 2})
+        assert many.status_code == 422 and "KGRAG_API__MAX_MESSAGES" in many.json()["fix"]
+        long = client.post("/v1/query", json={"question": "Where does he work?",
+                                              "conversation": [{"role": "user", "text": "x" * 300}]})
+        assert long.status_code == 422 and "KGRAG_API__MAX_CHAT_CHARS" in long.json()["fix"]
+        odd = client.post("/v1/query", json={"question": "Where?", "conversation": [{"role": "system", "text": "x"}]})
+        assert odd.status_code == 422
+        plain = client.post("/v1/query", json={"question": "Where does he work?", "answer": False})
+        assert plain.status_code == 200 and plain.json()["rewrite"] is None

@@ -1,5 +1,9 @@
 """The web UI in a real headless Chromium against uvicorn on 127.0.0.1: ask, documents, graph.
 
+One module-scoped server holds the examples, the fictional company wiki of the conversation tests (Project
+Heron, Jonas Meier), a file that failed to ingest, and a reranker whose weights are missing (the newcomer's
+permanent "not available" condition), so every page is tested against what a user would meet.
+
 The graph test opens the Graph page on a generated 30k-entity graph and bounds the time until the
 overview is drawn and clickable (issue 16: interactive within 5 s). bench/screenshots.py drives the
 same pages to make the README's pictures.
@@ -15,23 +19,29 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from docx import Document
 from kgrag.api.app import create_app
 from kgrag.core.models import Embedder
 from kgrag.core.runtime import Runtime
-from kgrag.core.settings import ApiSettings, DatabaseSettings, RetrievalSettings, Settings
+from kgrag.core.settings import ApiSettings, DatabaseSettings, RerankSettings, RetrievalSettings, Settings
+from kgrag.ingest.loaders import SUPPORTED_SUFFIXES
 from kgrag.ingest.pipeline import Ingestor
 
 from tests.browser import Page, browser_page
 from tests.conftest import EXAMPLES_DIR, REPO_ROOT, create_database
 from tests.graph_synth import HUBS, write_synthetic_graph
 from tests.kg_fixtures import build, nlp_fixture  # noqa: F401  (the `nlp` fixture)
+from tests.test_api_conversation import ASK, FOLLOW_UP, WIKI
 from tests.test_api_support import api_settings
+from tests.test_formats import docx_bytes
 
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 import soak
 
 KEY = "ui-test-key"
 GRAPH_ENTITIES = 30_000
+MISSING_RERANKER = "kgrag-tests/no-such-reranker"
+"""A hub name with no weights anywhere: the reranker is permanently unavailable, as offline without a cache."""
 INTERACTIVE_SECONDS = 5.0
 
 
@@ -46,12 +56,24 @@ def _settings(pg_server: str, home: Path, **overrides: Any) -> Settings:
 @pytest.fixture(scope="module")
 def examples_server(pg_server: str, embedder: Embedder, nlp: Any,
                     tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The examples ingested and their graph built; all three signals; an API key required."""
-    settings = _settings(pg_server, tmp_path_factory.mktemp("ui"), retrieval=RetrievalSettings(),
+    """The examples and the company wiki ingested and their graph built, one file failed; all three signals;
+    a reranker without weights; an API key required."""
+    home = tmp_path_factory.mktemp("ui")
+    settings = _settings(pg_server, home, retrieval=RetrievalSettings(),
+                         rerank=RerankSettings(enabled=True, model=MISSING_RERANKER),
                          api=ApiSettings(api_keys=[KEY]))
+    wiki = home / "wiki"
+    wiki.mkdir()
+    for name, text in WIKI.items():
+        (wiki / name).write_text(text, encoding="utf-8")
+    broken = home / "broken"
+    broken.mkdir()
+    (broken / "org-chart.txt").write_bytes(b"\x00\x01\x02\x03" * 50)
     rt = Runtime(settings, embedder=embedder)
     try:
-        assert Ingestor.from_runtime(rt).ingest_paths([EXAMPLES_DIR]).added
+        ingestor = Ingestor.from_runtime(rt)
+        assert ingestor.ingest_paths([EXAMPLES_DIR, wiki]).added
+        assert ingestor.ingest_paths([broken]).failed
         build(rt, nlp)
         with soak.serve_in_thread(create_app(runtime=rt)) as url:
             yield url
@@ -74,12 +96,22 @@ def _open(page: Page, url: str, hash_: str) -> None:
     page.wait_for(f"document.body.dataset.page === {json.dumps(hash_.strip('#').split('?')[0])}")
 
 
+def _ask(page: Page, question: str, timeout: float = 60) -> str:
+    """Types the question and asks; returns the state the page ends in (cited, answered or error)."""
+    page.wait_for("!document.getElementById('ask-button').disabled")
+    page.evaluate(f"""(() => {{ const q = document.getElementById('question');
+        q.value = {json.dumps(question)}; document.getElementById('ask-button').click(); }})()""")
+    return str(page.wait_for("['cited', 'answered', 'error'].includes(document.body.dataset.askState) "
+                             "&& document.body.dataset.askState", timeout=timeout))
+
+
+def _text(page: Page, selector: str) -> str:
+    return str(page.evaluate(f"(document.querySelector({json.dumps(selector)}) || {{}}).innerText || ''"))
+
+
 def test_ask_streams_a_cited_answer_and_explains_a_citation(examples_server: str, page: Page) -> None:
     _open(page, examples_server, "#ask")
-    page.evaluate("""(() => { const q = document.getElementById('question');
-        q.value = 'Who founded the company that acquired Lumen Robotics?';
-        document.getElementById('ask-button').click(); })()""")
-    page.wait_for("document.body.dataset.askState === 'cited'", timeout=60)
+    assert _ask(page, "Who founded the company that acquired Lumen Robotics?") == "cited"
     answer = page.evaluate("document.getElementById('answer').innerText")
     assert "[1]" in answer
     assert page.evaluate("document.querySelectorAll('#citations li').length") >= 1
@@ -87,7 +119,7 @@ def test_ask_streams_a_cited_answer_and_explains_a_citation(examples_server: str
     page.wait_for("document.getElementById('citation-detail').dataset.citation")
     detail = page.evaluate("document.getElementById('citation-detail').innerText")
     number = page.evaluate("document.querySelector('button.cite').dataset.n")
-    assert f"[{number}]" in detail and "document" in detail and "chunk" in detail
+    assert f"[{number}]" in detail and "document" in detail
     assert "fused (RRF)" in detail and ("dense" in detail or "bm25" in detail or "graph" in detail)
     passage = page.evaluate("document.querySelector('#citation-detail .passage').innerText")
     assert len(passage) > 40
@@ -102,6 +134,140 @@ def test_ask_streams_a_cited_answer_and_explains_a_citation(examples_server: str
         }
         return out; })()""")
     assert any("→" in c or "chain from the question" in c for c in chains), chains
+
+
+def _last_response(page: Page, url: str, question: str, **body: Any) -> dict[str, Any]:
+    """What /v1/query answers for the same question, fetched from the page with its key (to compare with)."""
+    return page.evaluate(f"""fetch({json.dumps(url + '/v1/query')}, {{method: 'POST',
+        headers: {{'Content-Type': 'application/json', Authorization: 'Bearer {KEY}'}},
+        body: JSON.stringify({json.dumps({"question": question, **body})})}}).then(r => r.json())""")
+
+
+def test_citations_say_where_the_passage_is_and_uncited_passages_are_listed(examples_server: str,
+                                                                            page: Page) -> None:
+    """Issue 27: "chunk 26" was a global id; the passages retrieved but not cited were not shown."""
+    question = "Where is Polar Cells headquartered?"
+    _open(page, examples_server, "#ask")
+    assert _ask(page, question) == "cited"
+    expected = _last_response(page, examples_server, question)
+    cited = {c["chunk_id"]: c for c in expected["citations"]}
+    page.evaluate("document.querySelector('#citations li').click()")
+    page.wait_for("document.getElementById('citation-detail').dataset.citation === '1'")
+    first = cited[expected["citations"][0]["chunk_id"]]
+    where = _text(page, "#citation-detail .where")
+    assert f"passage {first['position'] + 1} in the document" in where, where
+    assert f"chunk {first['chunk_id']}" not in _text(page, "#citation-detail")
+    assert f"passage {first['position'] + 1}" in _text(page, "#citations li")
+
+    listed = page.evaluate("[...document.querySelectorAll('#other-passages li')].map(li => Number(li.dataset.chunk))")
+    uncited = [h["chunk_id"] for h in expected["hits"] if h["chunk_id"] not in cited]
+    assert uncited and listed == uncited  # every retrieved passage not cited, in rank order
+    page.evaluate("document.querySelector('#other-passages li').click()")
+    page.wait_for(f"document.getElementById('citation-detail').dataset.hit === '{uncited[0]}'")
+    hit = next(h for h in expected["hits"] if h["chunk_id"] == uncited[0])
+    assert _text(page, "#citation-detail .passage") == hit["text"].strip() or hit["text"][:60] in _text(
+        page, "#citation-detail .passage")
+    assert "Why it was retrieved" in _text(page, "#citation-detail")
+
+
+def test_a_new_question_clears_the_previous_citation_panel(examples_server: str, page: Page) -> None:
+    """Regression (issue 27): ask() never cleared the panel, so the last question's passage stayed beside the
+    next answer."""
+    _open(page, examples_server, "#ask")
+    assert _ask(page, "Where is Polar Cells headquartered?") == "cited"
+    page.evaluate("document.querySelector('button.cite').click()")
+    page.wait_for("document.getElementById('citation-detail').dataset.citation")
+    old_passage = _text(page, "#citation-detail .passage")
+    assert "Polar Cells" in old_passage
+    assert _ask(page, "Which shipyard built the research vessel of the Bergen Marine Institute?") in {"cited",
+                                                                                                      "answered"}
+    assert page.evaluate("document.getElementById('citation-detail').dataset.citation") is None
+    assert page.evaluate("document.querySelector('#citation-detail .passage')") is None
+    assert old_passage not in _text(page, "#citation-detail")
+    assert page.evaluate("document.querySelectorAll('button.cite.selected').length") == 0
+
+
+def test_the_ask_page_holds_a_conversation(examples_server: str, page: Page) -> None:
+    """Issue 26: ask "Who leads Project Heron?", then "Where does he work?": the follow-up is answered."""
+    _open(page, examples_server, "#ask")
+    assert _ask(page, ASK) == "cited"
+    assert _text(page, "#answer").startswith("Jonas Meier")
+    assert _text(page, "#rewrite") == ""  # a first question runs as written
+    assert _ask(page, FOLLOW_UP) == "cited"
+    assert "Where does Jonas Meier work?" in _text(page, "#rewrite")
+    assert "Riga" in _text(page, "#answer")
+    sources = page.evaluate("[...document.querySelectorAll('#citations li')].map(li => li.innerText)")
+    assert any("jonas_meier.md" in s for s in sources), sources
+    assert _text(page, "#asked") == FOLLOW_UP  # the exchange on screen; the one before it above
+    history = page.evaluate("[...document.querySelectorAll('#conversation li')].map(li => li.innerText)")
+    assert len(history) == 1 and history[0].startswith(ASK) and "Jonas Meier" in history[0], history
+
+    # A new conversation forgets the earlier turns: the same follow-up now has nobody to refer to.
+    page.evaluate("document.getElementById('new-conversation').click()")
+    assert page.evaluate("document.querySelectorAll('#conversation li').length") == 0
+    _ask(page, FOLLOW_UP)
+    assert _text(page, "#rewrite") == ""
+    assert "Riga" not in _text(page, "#answer")
+
+
+def test_options_drawer_sets_signals_top_k_and_filters(examples_server: str, page: Page) -> None:
+    _open(page, examples_server, "#ask")
+    page.evaluate("document.getElementById('ask-options').open = true")
+    page.wait_for("document.getElementById('ask-options').dataset.ready === 'true'")
+    defaults = page.evaluate("[...document.querySelectorAll('#opt-signals input:checked')].map(b => b.value)")
+    assert defaults == ["dense", "bm25", "graph"]  # the server's retrieval.signals
+    assert page.evaluate("document.getElementById('opt-top-k').value") == "5"
+    option = "[...document.querySelectorAll('#opt-documents option')].find(o => o.innerText.includes('polar_cells.md'))"
+    page.wait_for(option)
+    page.evaluate("""(() => {
+        for (const b of document.querySelectorAll('#opt-signals input')) b.checked = b.value === 'bm25';
+        document.getElementById('opt-top-k').value = '2';
+        document.getElementById('ask-options').dispatchEvent(new Event('change', {bubbles: true})); })()""")
+    assert "signals bm25 · top 2" in _text(page, "#options-summary")
+    question = "Who started the company that makes batteries for the Skua drone?"
+    assert _ask(page, question) == "cited"
+    assert "2 passages · signals bm25 ·" in _text(page, "#ask-status")
+    assert len(_last_response(page, examples_server, question)["hits"]) == 5  # the server's default is 5
+
+    page.evaluate(f"""(() => {{ {option}.selected = true;
+        document.getElementById('ask-options').dispatchEvent(new Event('change', {{bubbles: true}})); }})()""")
+    assert "signals bm25 · top 2 · 1 document" in _text(page, "#options-summary")
+    assert _ask(page, question) == "cited"
+    assert "signals bm25 ·" in _text(page, "#ask-status")
+    cited = page.evaluate("[...document.querySelectorAll('#citations li')].map(li => li.dataset.source)")
+    others = page.evaluate("[...document.querySelectorAll('#other-passages li')].map(li => li.dataset.source)")
+    assert 1 <= len(cited) + len(others) <= 2
+    assert all(s.endswith("polar_cells.md") for s in cited + others), (cited, others)
+    page.evaluate("document.querySelector('#citations li').click()")
+    page.wait_for("document.getElementById('citation-detail').dataset.citation")
+    assert page.evaluate("[...document.querySelectorAll('#citation-detail tr[data-signal]')]"
+                         ".map(tr => tr.dataset.signal)") == ["bm25"]
+
+    # A metadata filter that is not key=value is refused in the page, before any request.
+    page.evaluate("document.getElementById('opt-metadata').value = 'oops'")
+    assert _ask(page, "Where is Polar Cells headquartered?") == "error"
+    assert "not key=value" in _text(page, "#ask-error")
+    page.evaluate("document.getElementById('opt-reset').click()")
+    assert page.evaluate("[...document.querySelectorAll('#opt-signals input:checked')].map(b => b.value)") == defaults
+    assert page.evaluate("document.querySelectorAll('#opt-documents option:checked').length") == 0
+
+
+def test_a_permanently_missing_reranker_is_one_dismissible_note(examples_server: str, page: Page) -> None:
+    """Issue 27 item 4: the reranker warning was six lines above every answer. It is a note, said once."""
+    _open(page, examples_server, "#ask")
+    assert _ask(page, "Where is Polar Cells headquartered?") == "cited"
+    note = "document.querySelector('#notes .note[data-stage=\"rerank\"]')"
+    assert MISSING_RERANKER in page.evaluate(f"{note}.innerText")
+    assert not any("rerank" in w for w in page.evaluate(
+        "[...document.querySelectorAll('#ask-status div')].map(d => d.innerText)"))  # not a warning as well
+    page.evaluate(f"{note}.querySelector('button.dismiss').click()")
+    assert page.evaluate(note) is None
+    assert _ask(page, "Who founded Lumen Robotics?") in {"cited", "answered"}
+    assert page.evaluate(note) is None  # dismissed for good, across questions and reloads
+    page.evaluate("location.reload()")
+    page.wait_for("document.body.dataset.page === 'ask'")
+    assert _ask(page, "Where is Polar Cells headquartered?") == "cited"
+    assert page.evaluate(note) is None
 
 
 def test_upload_then_delete_a_document(examples_server: str, page: Page, tmp_path: Path) -> None:
@@ -123,9 +289,116 @@ def test_upload_then_delete_a_document(examples_server: str, page: Page, tmp_pat
     assert page.evaluate(f"{row}") is None
 
 
+FINAL_UPLOAD_STATES = ("added", "replaced", "unchanged", "failed")
+CSV = "route,operator,crossings\nRohukula-Sviby,Kihnu Veeteed,2310\nVirtsu-Kuivastu,Praamid,4120\n"
+
+
+def _upload_states(page: Page) -> dict[str, str]:
+    return page.evaluate("Object.fromEntries([...document.querySelectorAll('#upload-list li')]"
+                         ".map(li => [li.dataset.name, li.dataset.state]))")
+
+
+def test_upload_many_files_by_drag_and_drop_with_progress_and_failed_reasons(
+        examples_server: str, page: Page, tmp_path: Path) -> None:
+    """Issue 27: the picker took one file of six types, with no drag and drop; a failure said only "no text"."""
+    ops = tmp_path / "ferry_operations.docx"
+    ops.write_bytes(docx_bytes())
+    crossings = tmp_path / "crossings_2024.csv"
+    crossings.write_text(CSV)
+    bad = tmp_path / "minutes.docx"
+    bad.write_bytes(b"PK\x03\x04 not really a zip")
+    _open(page, examples_server, "#documents")
+    before = int(page.wait_for("document.body.dataset.documents"))
+    # The picker offers every format the server ingests (from /v1/capabilities), several at once.
+    page.wait_for("document.getElementById('upload-file').accept")
+    assert page.evaluate("document.getElementById('upload-file').accept").split(",") == sorted(SUPPORTED_SUFFIXES)
+    assert page.evaluate("document.getElementById('upload-file').multiple") is True
+    assert ".docx" in _text(page, "#upload-formats") and ".csv" in _text(page, "#upload-formats")
+
+    page.drop_files("#drop-zone", [ops, crossings, bad])
+    page.wait_for(f"document.querySelectorAll('#upload-list li').length === 3 && "
+                  f"[...document.querySelectorAll('#upload-list li')]"
+                  f".every(li => {json.dumps(FINAL_UPLOAD_STATES)}.includes(li.dataset.state))", timeout=120)
+    assert _upload_states(page) == {ops.name: "added", crossings.name: "added", bad.name: "failed"}
+    progress = page.evaluate("Object.fromEntries([...document.querySelectorAll('#upload-list li')]"
+                             ".map(li => [li.dataset.name, li.querySelector('progress').value]))")
+    assert progress[ops.name] == 100 and progress[crossings.name] == 100
+    failed = _text(page, f'#upload-list li[data-name="{bad.name}"]')
+    assert "not a readable Word .docx file" in failed and "Fix:" in failed
+    page.wait_for(f"document.body.dataset.documents === '{before + 2}'", timeout=30)
+    for name in (ops.name, crossings.name):
+        assert "indexed" in _text(page, f'tr[data-source$="{name}"]')
+    assert "application/vnd.openxmlformats" in _text(page, f'tr[data-source$="{ops.name}"] td.mime')
+
+    # A document that failed to ingest shows why, not "no text".
+    row = _text(page, 'tr[data-status="failed"]')
+    assert "org-chart.txt" in row and "failed" in row and "binary" in row, row
+    assert "no text" not in row
+
+
+def test_documents_table_fits_its_card_at_1280px(examples_server: str, page: Page, tmp_path: Path) -> None:
+    """Issue 27: at 1280 px a long MIME type (a .docx) pushed the table out of its card."""
+    long_name = tmp_path / "quarterly_operations_review_for_the_northern_ferry_routes_and_harbours.docx"
+    review = Document()
+    review.add_heading("Northern routes review", level=0)
+    review.add_paragraph("The Hiiumaa harbour master reported that the Heltermaa pier was rebuilt in 2023.")
+    review.save(long_name)
+    _open(page, examples_server, "#documents")
+    page.wait_for("document.body.dataset.documents")
+    page.set_files("#upload-file", [long_name])
+    page.evaluate("document.getElementById('upload-button').click()")
+    page.wait_for(f"{json.dumps(FINAL_UPLOAD_STATES)}.includes("
+                  f"(document.querySelector('#upload-list li') || {{dataset: {{}}}}).dataset.state)", timeout=60)
+    page.wait_for(f'document.querySelector(\'tr[data-source$="{long_name.name}"]\')')
+    assert page.evaluate("window.innerWidth") == 1280
+    fit = page.evaluate("""(() => { const card = document.getElementById('documents-card');
+        const table = card.querySelector('table'); const main = document.getElementById('main');
+        return {card: [card.scrollWidth, card.clientWidth], right: [table.getBoundingClientRect().right,
+                card.getBoundingClientRect().right], main: [main.scrollWidth, main.clientWidth]}; })()""")
+    assert fit["card"][0] <= fit["card"][1], fit
+    assert fit["right"][0] <= fit["right"][1], fit
+    assert fit["main"][0] <= fit["main"][1], fit
+
+
+LABEL_BOXES = """(() => {
+    const r = window.kgragRenderer, size = document.getElementById('sigma').getBoundingClientRect();
+    const shown = [...r.getNodeDisplayedLabels()], clipped = [];
+    for (const key of shown) {
+      const d = r.getNodeDisplayData(key), at = r.framedGraphToViewport(d);
+      const b = r.labelRenderer.nodeLabelBox(d, r.scaleSize(d.size));  // sigma's own label geometry
+      if (b && (at.x + b.minX < 0 || at.x + b.maxX > size.width || at.y + b.minY < 0 || at.y + b.maxY > size.height))
+        clipped.push([d.label, Math.round(at.x + b.minX), Math.round(at.x + b.maxX), Math.round(size.width)]);
+    }
+    return {shown: shown.length, clipped}; })()"""
+LEGEND = """(() => {
+    const r = window.kgragRenderer, kinds = {};
+    r.getGraph().forEachNode((key, a) => { kinds[a.kind] = r.getNodeDisplayData(key).color; });
+    const legend = [...document.querySelectorAll('#graph-legend li')].map(li => ({label: li.dataset.label,
+        swatch: getComputedStyle(li.querySelector('.swatch')).backgroundColor, text: li.innerText}));
+    return {kinds, legend}; })()"""
+
+
+def _rgb(hex_colour: str) -> str:
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
+
+
+def _check_legend_and_labels(page: Page) -> None:
+    """Every colour drawn is in the legend, in that colour, with a word for it; no label is cut off at the edge."""
+    seen = page.evaluate(LEGEND)
+    legend = {item["label"]: item for item in seen["legend"]}
+    assert set(legend) == set(seen["kinds"]), seen
+    for kind, colour in seen["kinds"].items():
+        assert legend[kind]["swatch"] == _rgb(colour), (kind, legend[kind], colour)
+        assert legend[kind]["text"].strip() and kind not in legend[kind]["text"], legend[kind]  # "person", not PERSON
+    boxes = page.wait_for(f"(b => b.shown >= Math.min(5, window.kgragRenderer.getGraph().order) && b)({LABEL_BOXES})")
+    assert boxes["clipped"] == [], boxes
+
+
 def test_graph_neighbourhood_shows_evidence_sentences(examples_server: str, page: Page) -> None:
     _open(page, examples_server, "#graph")
     page.wait_for("document.body.dataset.graphView === 'overview'", timeout=30)
+    _check_legend_and_labels(page)
     page.evaluate("""(() => { const s = document.getElementById('entity-search');
         s.value = 'Tomas'; s.dispatchEvent(new Event('input')); })()""")
     # The document tomas_berg.txt opens with "Tomas Berg": it and the PERSON are one result (kg.browse twins).
@@ -137,6 +410,7 @@ def test_graph_neighbourhood_shows_evidence_sentences(examples_server: str, page
     assert page.evaluate("document.getElementById('entity-name').innerText").startswith("Tomas Berg")
     evidence = page.evaluate("[...document.querySelectorAll('.edge .ev')].map(e => e.innerText)")
     assert evidence and any("Tomas Berg" in e for e in evidence)
+    _check_legend_and_labels(page)
 
 
 @pytest.fixture(scope="module")
@@ -178,6 +452,7 @@ def test_graph_page_on_30k_entities_is_interactive_in_time(big_graph_server: tup
     assert f"of {entities:,} entities" in stats, stats
     drawn = int(page.evaluate("document.body.dataset.graphNodes"))
     assert 0 < drawn <= 300
+    _check_legend_and_labels(page)
     ranked = page.evaluate("[...document.querySelectorAll('#overview-list li')].map(li => li.innerText)")
     assert ranked and not any(li.startswith(h) for li in ranked for h in HUBS)  # not the degree hairball
     assert first < 3 * INTERACTIVE_SECONDS and again < INTERACTIVE_SECONDS, (first, again)

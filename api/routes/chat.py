@@ -22,7 +22,7 @@ from kgrag.api.deps import Authorized, Resources, ResourcesDep
 from kgrag.api.openapi import COMMON, errors
 from kgrag.api.problems import problem, problem_for
 from kgrag.api.routes.query import _retrieve, usage_of
-from kgrag.api.schemas import CitationOut, QueryRequest, UsageOut
+from kgrag.api.schemas import CitationOut, QueryRequest, RewriteOut, UsageOut
 from kgrag.core.errors import InvalidInputError, KgragError
 from kgrag.core.settings import ApiSettings
 from kgrag.retrieval.answer import Answer, Citation, TextModel
@@ -72,20 +72,6 @@ class ChatChoice(BaseModel):
     index: int = 0
     message: ChatChoiceMessage
     finish_reason: Literal["stop"] = "stop"
-
-
-class RewriteOut(BaseModel):
-    method: Literal["as-is", "llm", "entities"] = Field(
-        description="as-is: the last message ran as written; llm: the answer model rewrote it from the "
-        "conversation; entities: the earlier turns' entities resolved its pronouns or ellipsis.")
-    original: str = Field(description="The last user message as sent.")
-    resolved: dict[str, str] = Field(
-        default_factory=dict, description="With method entities: what was replaced, e.g. {\"he\": \"Jonas Meier\"}.")
-    note: str = Field(default="", description="Why the LLM rewrite was not used, when it was tried and failed.")
-
-    @classmethod
-    def of(cls, s: Standalone) -> RewriteOut:
-        return cls(method=s.method, original=s.original, resolved=dict(s.resolved), note=s.note)
 
 
 class ChatCompletion(BaseModel):

@@ -24,14 +24,16 @@ from kgrag.api.schemas import (
     QueryRequest,
     QueryResponse,
     RetrievalOut,
+    RewriteOut,
     StageOut,
     UsageOut,
 )
 from kgrag.core.errors import InvalidInputError, KgragError
 from kgrag.core.settings import Settings
 from kgrag.core.text import control_char
-from kgrag.retrieval.answer import Answer
+from kgrag.retrieval.answer import Answer, TextModel
 from kgrag.retrieval.answer.grounded import answer_stream, gate, grounded_answer
+from kgrag.retrieval.conversation import Standalone, Turn, standalone_question
 from kgrag.retrieval.gate import GateDecision
 from kgrag.retrieval.results import PipelineResult
 
@@ -55,9 +57,29 @@ def check_limits(body: QueryRequest, settings: Settings) -> None:
         raise InvalidInputError(f"the query has {count} filters, over the limit of {api.max_filters}",
                                 fix="filter on fewer values (e.g. one metadata key instead of many document ids), "
                                 "or raise KGRAG_API__MAX_FILTERS")
+    if len(body.conversation) + 1 > api.max_messages:
+        raise InvalidInputError(f"the conversation has {len(body.conversation) + 1} turns, over the limit of "
+                                f"{api.max_messages}", fix="send only the recent turns, or raise "
+                                "KGRAG_API__MAX_MESSAGES")
+    chars = len(body.question) + sum(len(t.text) for t in body.conversation)
+    if body.conversation and chars > api.max_chat_chars:
+        raise InvalidInputError(f"the conversation holds {chars} characters of text, over the limit of "
+                                f"{api.max_chat_chars}", fix="send only the recent turns, or raise "
+                                "KGRAG_API__MAX_CHAT_CHARS")
     if body.top_k is not None and body.top_k > api.max_top_k:
         raise InvalidInputError(f"top_k {body.top_k} is over the limit of {api.max_top_k}",
                                 fix=f"ask for at most {api.max_top_k} passages (api.max_top_k)")
+
+
+def standalone_request(body: QueryRequest, res: Resources) -> tuple[QueryRequest, Standalone | None]:
+    """With earlier turns, the question rewritten to stand alone (the chat route's way); else as sent."""
+    if not body.conversation:
+        return body, None
+    check_limits(body, res.settings)
+    turns = [Turn(t.role, t.text) for t in body.conversation if t.text.strip()]
+    llm = res.answerer if isinstance(res.answerer, TextModel) else None
+    standalone = standalone_question([*turns, Turn("user", body.question)], nlp=res.runtime.spacy(), llm=llm)
+    return body.model_copy(update={"question": standalone.question, "conversation": []}), standalone
 
 
 def _retrieve(body: QueryRequest, res: Resources) -> tuple[PipelineResult, GateDecision]:
@@ -68,11 +90,14 @@ def _retrieve(body: QueryRequest, res: Resources) -> tuple[PipelineResult, GateD
     return result, gate(result, res.settings, res.runtime.spacy() if body.answer else None)
 
 
-def _retrieval_out(result: PipelineResult, decision: GateDecision, answer_stage: StageOut) -> RetrievalOut:
+def _retrieval_out(result: PipelineResult, decision: GateDecision, answer_stage: StageOut,
+                   standalone: Standalone | None = None) -> RetrievalOut:
     stages = {name: StageOut.of(s) for name, s in result.statuses.items()}
     stages["gate"] = StageOut(state="ran", reason=decision.reason)
     stages["answer"] = answer_stage
-    return RetrievalOut(question=result.question, hits=[HitOut.of(h) for h in result.hits], stages=stages,
+    return RetrievalOut(question=result.question,
+                        rewrite=RewriteOut.of(standalone) if standalone is not None else None,
+                        hits=[HitOut.of(h) for h in result.hits], stages=stages,
                         timings=dict(result.timings), gate=GateOut.of(decision),
                         fusion_weights=dict(result.fusion_weights),
                         explanations={k: dict(v) for k, v in result.explanations.items()})
@@ -112,9 +137,11 @@ def usage_of(result: PipelineResult, verdict: str, answer: Answer | None, max_pa
 
 @router.post("/query", response_model=QueryResponse, responses=errors(400))
 def query(body: QueryRequest, res: ResourcesDep) -> QueryResponse:
-    """Retrieve passages and, unless ``answer`` is false, answer from them with citations [n]."""
+    """Retrieve passages and, unless ``answer`` is false, answer from them with citations [n]. With a
+    ``conversation``, a follow-up is first rewritten into the standalone question it stands for."""
+    body, standalone = standalone_request(body, res)
     result, decision = _retrieve(body, res)
-    retrieval = _retrieval_out(result, decision, _answer_stage(body.answer, decision))
+    retrieval = _retrieval_out(result, decision, _answer_stage(body.answer, decision), standalone)
     answer: Answer | None = None
     t0 = time.perf_counter()
     if body.answer:
@@ -133,8 +160,9 @@ def sse(event: str, data: object) -> str:
 def query_stream(body: QueryRequest, res: ResourcesDep) -> StreamingResponse:
     """Retrieval runs before the response starts (so bad input is still a plain problem response);
     then the stream sends ``hits``, the answer as ``token`` events, and a final ``done``."""
+    body, standalone = standalone_request(body, res)
     result, decision = _retrieve(body, res)
-    retrieval = _retrieval_out(result, decision, _answer_stage(body.answer, decision))
+    retrieval = _retrieval_out(result, decision, _answer_stage(body.answer, decision), standalone)
 
     def events() -> Iterator[str]:
         yield sse("hits", retrieval.model_dump(mode="json"))

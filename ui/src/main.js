@@ -5,7 +5,7 @@
 
 import Graph from "graphology";
 import forceAtlas2 from "graphology-layout-forceatlas2";
-import Sigma from "sigma";
+import Sigma, { DEFAULT_STYLES } from "sigma";
 
 const KEY_STORAGE = "kgrag.apiKey";
 // Set by `kgrag graph export --format html` (api/ui_export.py): the graph views inlined, no server.
@@ -13,6 +13,13 @@ const STATIC = window.KGRAG_STATIC || null;
 const COLORS = {
   PERSON: "#d62728", ORG: "#2ca02c", GPE: "#1f77b4", LOC: "#17becf", NORP: "#9467bd", FAC: "#8c564b",
   PRODUCT: "#ff7f0e", EVENT: "#e377c2", WORK_OF_ART: "#bcbd22", LAW: "#7f7f7f", LANGUAGE: "#aec7e8", TITLE: "#34495e",
+};
+const OTHER_COLOR = "#607d8b";
+// The graph legend's words for spaCy's entity labels (TITLE: a document's title entity).
+const KINDS = {
+  PERSON: "person", ORG: "organisation", GPE: "country, city", LOC: "place", NORP: "nationality, group",
+  FAC: "building, facility", PRODUCT: "product", EVENT: "event", WORK_OF_ART: "work", LAW: "law",
+  LANGUAGE: "language", TITLE: "document",
 };
 
 // -- small DOM helpers -------------------------------------------------------------------------------
@@ -121,27 +128,202 @@ async function* postEvents(path, body) {
   }
 }
 
+// -- server capabilities (upload formats, query options), asked once per API key ---------------------
+const capabilitiesByKey = new Map();
+function capabilities() {
+  const key = localStorage.getItem(KEY_STORAGE) || "";
+  if (!capabilitiesByKey.has(key)) {
+    capabilitiesByKey.set(key, api("/v1/capabilities").catch((err) => { capabilitiesByKey.delete(key); throw err; }));
+  }
+  return capabilitiesByKey.get(key);
+}
+
+// -- notes: a condition that holds for every query (no reranker weights), said once and dismissible ----
+const NOTES_STORAGE = "kgrag.dismissedNotes";
+function dismissedNotes() {
+  try { return new Set(JSON.parse(localStorage.getItem(NOTES_STORAGE) || "[]")); } catch { return new Set(); }
+}
+
+function renderNotes(container, stages) {
+  const dismissed = dismissedNotes();
+  const notes = Object.entries(stages || {}).filter(([, st]) => st.permanent && st.state !== "ran")
+    .map(([name, st]) => ({ id: `${name}:${st.reason}`, name, text: st.reason }))
+    .filter((n) => !dismissed.has(n.id));
+  container.replaceChildren(...notes.map((n) => {
+    const note = h("div", { class: "note", role: "status", dataset: { stage: n.name } },
+      h("b", {}, `${n.name} is off in this server: `), n.text);
+    note.append(h("button", { type: "button", class: "dismiss", title: "Dismiss (not shown again)", "aria-label": "Dismiss",
+      onclick: () => {
+        const all = dismissedNotes();
+        all.add(n.id);
+        localStorage.setItem(NOTES_STORAGE, JSON.stringify([...all]));
+        note.remove();
+      } }, "×"));
+    return note;
+  }));
+}
+
 // -- Ask ---------------------------------------------------------------------------------------------
+const MAX_TURNS = 12;
+
+// "team=ops, year=2024" (commas or new lines) → {team: "ops", year: "2024"}; a part without "=" is an error.
+function parseMetadata(text) {
+  const out = {};
+  for (const part of text.split(/[,\n]/).map((p) => p.trim()).filter(Boolean)) {
+    const eq = part.indexOf("=");
+    if (eq <= 0) throw new ApiError(0, `the metadata filter "${part}" is not key=value`, "write e.g. team=ops, year=2024");
+    out[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
+  }
+  return out;
+}
+
+function askOptions() {
+  const signalBoxes = h("span", { class: "signals-choice", id: "opt-signals" });
+  const topK = h("input", { type: "number", id: "opt-top-k", min: 1, step: 1, style: "width:5em" });
+  const docs = h("select", { id: "opt-documents", multiple: true, size: 4 });
+  const metadata = h("input", { type: "text", id: "opt-metadata", placeholder: "team=ops, year=2024", style: "width:100%" });
+  const rerank = h("input", { type: "checkbox", id: "opt-rerank", checked: true });
+  const summary = h("span", { class: "muted", id: "options-summary" });
+  let defaults = null;
+
+  function describe() {
+    const parts = [];
+    const chosen = [...signalBoxes.querySelectorAll("input:checked")].map((b) => b.value);
+    if (defaults) parts.push(`signals ${chosen.join(", ") || "none"}`, `top ${topK.value || defaults.default_top_k}`);
+    const nDocs = docs.selectedOptions.length;
+    if (nDocs) parts.push(`${nDocs} document${nDocs === 1 ? "" : "s"}`);
+    if (metadata.value.trim()) parts.push(metadata.value.trim());
+    if (!rerank.checked) parts.push("no rerank");
+    summary.textContent = parts.length ? ` · ${parts.join(" · ")}` : "";
+  }
+
+  function reset() {
+    if (!defaults) return;
+    for (const b of signalBoxes.querySelectorAll("input")) b.checked = defaults.default_signals.includes(b.value);
+    topK.value = String(defaults.default_top_k);
+    for (const o of docs.options) o.selected = false;
+    metadata.value = "";
+    rerank.checked = true;
+    describe();
+  }
+
+  const drawer = h("details", { class: "options card", id: "ask-options", onchange: describe, oninput: describe },
+    h("summary", {}, "Options", summary),
+    h("div", { class: "options-grid" },
+      h("label", {}, "Signals"), signalBoxes,
+      h("label", { for: "opt-top-k" }, "Passages (top-k)"), h("span", {}, topK, h("span", { class: "muted", id: "opt-top-k-max" })),
+      h("label", { for: "opt-rerank" }, "Rerank"), h("span", {}, rerank, h("span", { class: "muted" }, " when the reranker is available")),
+      h("label", { for: "opt-documents" }, "Only these documents"), docs,
+      h("label", { for: "opt-metadata" }, "Metadata equals"), metadata),
+    h("div", { class: "row" }, h("span", { style: "flex:1" }),
+      h("button", { type: "button", class: "secondary", id: "opt-reset", onclick: reset }, "Reset")));
+
+  capabilities().then((caps) => {
+    defaults = caps;
+    signalBoxes.replaceChildren(...caps.signals.map((s) => h("label", { class: "check" },
+      h("input", { type: "checkbox", value: s, name: "signal" }), ` ${s}`)));
+    topK.max = String(caps.max_top_k);
+    document.getElementById("opt-top-k-max").textContent = ` at most ${caps.max_top_k}`;
+    reset();
+    drawer.dataset.ready = "true";
+  }).catch(() => { drawer.dataset.ready = "error"; });
+  api("/v1/documents?limit=1000").then(({ documents }) => {
+    docs.replaceChildren(...documents.filter((d) => d.status !== "failed").map((d) =>
+      h("option", { value: String(d.id) }, `${d.title || d.source} (${d.source})`)));
+  }).catch(() => {});
+
+  // The request fields the drawer sets; only what differs from the server's defaults is sent.
+  function request() {
+    const body = {};
+    if (defaults) {
+      const chosen = [...signalBoxes.querySelectorAll("input:checked")].map((b) => b.value);
+      if (!chosen.length) throw new ApiError(0, "no signal is selected", "tick at least one signal in Options");
+      if (chosen.join() !== defaults.default_signals.join()) body.signals = chosen;
+      const k = Number(topK.value);
+      if (topK.value && (!Number.isInteger(k) || k < 1)) throw new ApiError(0, `top-k "${topK.value}" is not a whole number ≥ 1`, "");
+      if (topK.value && k !== defaults.default_top_k) body.top_k = k;
+    }
+    const filters = {};
+    const ids = [...docs.selectedOptions].map((o) => Number(o.value));
+    if (ids.length) filters.document_ids = ids;
+    const meta = parseMetadata(metadata.value);
+    if (Object.keys(meta).length) filters.metadata = meta;
+    if (Object.keys(filters).length) body.filters = filters;
+    if (!rerank.checked) body.rerank = false;
+    return body;
+  }
+
+  return { drawer, request };
+}
+
+function passageWhere(p) {
+  return [p.source, p.page != null ? `page ${p.page}` : null, p.position != null ? `passage ${p.position + 1}` : null]
+    .filter(Boolean).join(", ");
+}
+
 function renderAsk() {
   const input = h("input", { type: "text", id: "question", placeholder: "Ask the documents a question…", autofocus: true });
   const button = h("button", { id: "ask-button", type: "submit" }, "Ask");
   const status = h("div", { id: "ask-status", class: "muted" });
+  const asked = h("div", { id: "asked", class: "asked" });
+  const rewrite = h("div", { id: "rewrite", class: "muted" });
   const answer = h("div", { id: "answer" });
   const citations = h("ol", { id: "citations", class: "citations" });
-  const detail = h("div", { id: "citation-detail", class: "card detail" },
-    h("p", { class: "muted" }, "Click a citation to see its passage, its document and page, and why it was retrieved."));
+  const others = h("ol", { id: "other-passages", class: "citations others" });
+  const othersBox = h("div", { id: "other-passages-box", hidden: true },
+    h("h4", {}, "Also retrieved, not cited"), others);
+  const placeholder = () => h("p", { class: "muted" },
+    "Click a citation or a passage to see it, its document and place in it, and why it was retrieved.");
+  const detail = h("div", { id: "citation-detail", class: "card detail" }, placeholder());
   const errors = h("div", { id: "ask-error" });
+  const notes = h("div", { id: "notes" });
+  const history = h("ol", { id: "conversation", class: "conversation" });
+  const newConversation = h("button", { type: "button", class: "secondary", id: "new-conversation", hidden: true,
+    onclick: () => { turns = []; current = null; history.replaceChildren(); newConversation.hidden = true; clearAnswer(); input.focus(); } },
+  "New conversation");
+  const options = askOptions();
   const form = h("form", { class: "row", onsubmit: (e) => { e.preventDefault(); ask(); } }, input, button);
   let hits = new Map();
   let cites = new Map();
+  let turns = [];  // the conversation so far, sent with each question so a follow-up can refer to it
+  let current = null;  // the exchange on screen; the history above lists the ones before it
+
+  function select(selector) {
+    document.querySelectorAll("button.cite, #citations li, #other-passages li")
+      .forEach((el) => el.classList.toggle("selected", el.matches(selector)));
+  }
 
   function showCitation(n) {
     const c = cites.get(n);
     if (!c) return;
-    document.querySelectorAll("button.cite").forEach((b) => b.classList.toggle("selected", Number(b.dataset.n) === n));
-    const hit = hits.get(c.chunk_id);
-    detail.replaceChildren(...citationDetail(c, hit));
+    select(`button.cite[data-n="${n}"], #citations li[data-n="${n}"]`);
+    detail.replaceChildren(...citationDetail(`[${n}]`, c, hits.get(c.chunk_id)));
+    delete detail.dataset.hit;
     detail.dataset.citation = String(n);
+  }
+
+  function showPassage(hit) {
+    select(`#other-passages li[data-chunk="${hit.chunk_id}"]`);
+    detail.replaceChildren(...citationDetail(`#${hit.rank}`, hit, hit));
+    delete detail.dataset.citation;
+    detail.dataset.hit = String(hit.chunk_id);
+  }
+
+  function clearAnswer() {
+    errors.replaceChildren();
+    answer.replaceChildren();
+    citations.replaceChildren();
+    others.replaceChildren();
+    othersBox.hidden = true;
+    rewrite.replaceChildren();
+    asked.textContent = "";
+    status.textContent = "";
+    // the previous question's passage must not stay beside the new answer
+    detail.replaceChildren(placeholder());
+    delete detail.dataset.citation;
+    delete detail.dataset.hit;
+    hits = new Map();
+    cites = new Map();
   }
 
   function renderFinal(done) {
@@ -159,33 +341,69 @@ function renderAsk() {
     }
     parts.push(text.slice(last));
     answer.replaceChildren(...parts);
-    citations.replaceChildren(...done.citations.map((c) => h("li", { onclick: () => showCitation(c.number) },
-      h("b", {}, c.title || c.source), " ", h("span", { class: "muted" }, c.source, c.page != null ? `, page ${c.page}` : ""))));
+    citations.replaceChildren(...done.citations.map((c) => h("li", { value: c.number, dataset: { n: String(c.number), source: c.source },
+      onclick: () => showCitation(c.number) }, h("b", {}, c.title || c.source), " ", h("span", { class: "muted" }, passageWhere(c)))));
+    const cited = new Set(done.citations.map((c) => c.chunk_id));
+    const uncited = done.hits.filter((hit) => !cited.has(hit.chunk_id));
+    others.replaceChildren(...uncited.map((hit) => h("li", { value: hit.rank, dataset: { chunk: String(hit.chunk_id), source: hit.source },
+      onclick: () => showPassage(hit) }, h("b", {}, hit.title || hit.source), " ", h("span", { class: "muted" }, passageWhere(hit)),
+    h("div", { class: "snippet" }, hit.text.length > 160 ? `${hit.text.slice(0, 160)}…` : hit.text))));
+    othersBox.hidden = !uncited.length;
     const warnings = (done.warnings || []).map((w) => h("div", { class: "muted" }, `⚠ ${w}`));
+    const ran = Object.entries(done.stages).filter(([name, st]) => ["dense", "bm25", "graph"].includes(name) && st.state === "ran")
+      .map(([name]) => name);
     status.replaceChildren(
-      `${done.answer ? done.answer.mode : "no"} answer · ${done.hits.length} passages · ${fmt((done.timings.total || 0) * 1000, 3)} ms retrieval`,
+      `${done.answer ? done.answer.mode : "no"} answer · ${done.hits.length} passages · signals ${ran.join(", ") || "none"} · `
+      + `${fmt((done.timings.total || 0) * 1000, 3)} ms retrieval`,
       ...warnings);
     document.body.dataset.askState = done.citations.length ? "cited" : "answered";
+  }
+
+  function showRewrite(data) {
+    if (data.rewrite && data.rewrite.method !== "as-is") {
+      rewrite.replaceChildren("Follow-up read as: ", h("q", {}, data.question));
+    }
+  }
+
+  function remember(question, done) {
+    const said = done.answer ? done.answer.text : "";
+    turns = [...turns, { role: "user", text: question }, { role: "assistant", text: said }].slice(-MAX_TURNS);
+    if (current) history.append(current);
+    current = h("li", {}, h("div", { class: "q" }, question),
+      h("div", { class: "a muted" }, (done.answer && done.answer.short_answer) || said.split("\n")[0].slice(0, 200)));
+    newConversation.hidden = false;
   }
 
   async function ask() {
     const question = input.value.trim();
     if (!question) return;
+    clearAnswer();
+    let body;
+    try {
+      body = { question, ...options.request() };
+    } catch (err) {
+      errors.replaceChildren(errorBox(err));
+      document.body.dataset.askState = "error";
+      return;
+    }
+    if (turns.length) body.conversation = turns;
+    asked.textContent = question;
     button.disabled = true;
-    errors.replaceChildren();
-    answer.replaceChildren();
-    citations.replaceChildren();
     status.textContent = "Retrieving…";
     document.body.dataset.askState = "asking";
     try {
-      for await (const { event, data } of postEvents("/v1/query/stream", { question })) {
+      for await (const { event, data } of postEvents("/v1/query/stream", body)) {
         if (event === "hits") {
           hits = new Map(data.hits.map((hit) => [hit.chunk_id, hit]));
+          renderNotes(notes, data.stages);
+          showRewrite(data);
           status.textContent = `${data.hits.length} passages found; answering…`;
         } else if (event === "token") {
           answer.append(data.text);
         } else if (event === "done") {
           renderFinal(data);
+          remember(question, data);
+          input.value = "";
         } else if (event === "error") {
           throw new ApiError(data.status, data.detail, data.fix);
         }
@@ -200,16 +418,21 @@ function renderAsk() {
   }
 
   main().replaceChildren(h("div", { class: "page ask-layout" },
-    h("section", {}, form, errors, h("div", { class: "card" }, status, answer, citations)),
+    h("section", {}, form, options.drawer, notes, errors,
+      h("div", { class: "row conversation-head" }, history, newConversation),
+      h("div", { class: "card" }, asked, rewrite, status, answer, citations, othersBox)),
     h("aside", {}, detail)));
 }
 
-function citationDetail(c, hit) {
-  const out = [h("h3", {}, `[${c.number}] ${c.title || c.source}`),
-    h("div", { class: "muted" }, `${c.source} · document ${c.document_id}` + (c.page != null ? ` · page ${c.page}` : "") + ` · chunk ${c.chunk_id}`),
+// The passage of a citation or a retrieved hit: where it is in its document (its position there, not
+// the database's chunk id) and why each signal retrieved it.
+function citationDetail(label, c, hit) {
+  const out = [h("h3", {}, `${label} ${c.title || c.source}`),
+    h("div", { class: "muted where" }, [c.source, `document ${c.document_id}`, c.page != null ? `page ${c.page}` : null,
+      c.position != null ? `passage ${c.position + 1} in the document` : null].filter(Boolean).join(" · ")),
     h("div", { class: "passage" }, hit ? hit.text : c.quote)];
   if (!hit) return out;
-  const rows = Object.keys(hit.ranks).sort().map((s) => h("tr", {}, h("td", {}, s), h("td", {}, `#${hit.ranks[s]}`), h("td", {}, fmt(hit.scores[s]))));
+  const rows = Object.keys(hit.ranks).sort().map((s) => h("tr", { dataset: { signal: s } }, h("td", {}, s), h("td", {}, `#${hit.ranks[s]}`), h("td", {}, fmt(hit.scores[s]))));
   rows.push(h("tr", {}, h("td", {}, "fused (RRF)"), h("td", {}, `#${hit.rank}`), h("td", {}, fmt(hit.fused_score))));
   if (hit.rerank_score != null) rows.push(h("tr", {}, h("td", {}, "rerank"), h("td", {}), h("td", {}, fmt(hit.rerank_score))));
   out.push(h("b", {}, "Why it was retrieved"),
@@ -229,14 +452,55 @@ function citationDetail(c, hit) {
 }
 
 // -- Documents ---------------------------------------------------------------------------------------
+// One multipart POST with upload progress (fetch reports none): resolves to the parsed body, rejects with
+// the server's problem (its detail and fix).
+function uploadFile(f, onProgress) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", "/v1/documents");
+    for (const [k, v] of Object.entries(authHeaders())) xhr.setRequestHeader(k, v);
+    xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded / e.total); };
+    xhr.onload = () => {
+      let body = {};
+      try { body = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
+      if (xhr.status >= 200 && xhr.status < 300) { resolve(body); return; }
+      let fix = body.fix || "";
+      if (xhr.status === 401) fix = fix || "enter the server's API key at the top right";
+      reject(new ApiError(xhr.status, String(body.detail || xhr.statusText || `HTTP ${xhr.status}`), fix));
+    };
+    xhr.onerror = () => reject(new ApiError(0, `the upload of ${f.name} was interrupted`, "check the server is running and retry"));
+    const form = new FormData();
+    form.append("file", f);
+    xhr.send(form);
+  });
+}
+
+function statusCell(d) {
+  const label = d.status === "failed" ? "failed" : d.status === "pending" ? "pending" : d.chunk_count > 0 ? "indexed" : "no text";
+  const cls = { failed: "status failed", pending: "status empty", indexed: "status", "no text": "status empty" }[label];
+  return h("td", { class: "status-cell" }, h("span", { class: cls }, label),
+    d.status_reason ? h("div", { class: "reason" }, d.status_reason) : null);
+}
+
 function renderDocuments() {
-  const file = h("input", { type: "file", id: "upload-file", accept: ".pdf,.md,.markdown,.txt,.html,.htm" });
+  const file = h("input", { type: "file", id: "upload-file", multiple: true });
   const upload = h("button", { id: "upload-button", type: "submit" }, "Upload");
+  const formats = h("div", { class: "muted", id: "upload-formats" });
+  const drop = h("div", { id: "drop-zone", class: "dropzone" },
+    h("div", {}, h("b", {}, "Drop files here"), " or choose them: ", file, upload), formats);
+  const queue = h("ul", { id: "upload-list", class: "uploads" });
   const note = h("div", { id: "documents-status", class: "muted" });
   const count = h("div", { id: "documents-count", class: "muted" });
   const errors = h("div", { id: "documents-error" });
   const tbody = h("tbody", { id: "documents-body" });
   const build = h("button", { id: "graph-build", class: "secondary", type: "button", onclick: buildGraph }, "Rebuild graph");
+  let uploading = Promise.resolve();
+
+  capabilities().then((caps) => {
+    const suffixes = Object.keys(caps.upload_formats).sort();
+    file.accept = suffixes.join(",");
+    formats.textContent = `Accepted: ${suffixes.join(" ")} · up to ${Math.floor(caps.max_upload_bytes / 2 ** 20)} MiB each`;
+  }).catch(() => { /* no key yet: the picker takes any file and the server says what it refuses */ });
 
   async function load() {
     try {
@@ -258,27 +522,63 @@ function renderDocuments() {
         await load();
       } catch (err) { errors.replaceChildren(errorBox(err)); del.disabled = false; }
     });
-    const status = d.chunk_count > 0 ? h("span", { class: "status" }, "indexed") : h("span", { class: "status empty" }, "no text");
-    return h("tr", { dataset: { source: d.source } }, h("td", {}, d.id), h("td", {}, d.title || "–"), h("td", { class: "muted" }, d.source),
-      h("td", {}, d.mime_type), h("td", { class: "num" }, d.chunk_count), h("td", {}, status), h("td", {}, del));
+    return h("tr", { dataset: { source: d.source, status: d.status } }, h("td", { class: "id" }, d.id), h("td", {}, d.title || "–"),
+      h("td", { class: "muted source" }, d.source), h("td", { class: "mime" }, d.mime_type), h("td", { class: "num" }, d.chunk_count),
+      statusCell(d), h("td", { class: "action" }, del));
   }
 
-  async function submit(e) {
+  // Each file gets a line with its own progress bar and outcome; files upload one after another.
+  function enqueue(files) {
+    errors.replaceChildren();
+    const items = [...files].map((f) => {
+      const bar = h("progress", { max: 100, value: 0 });
+      const said = h("span", { class: "muted" }, "queued");
+      const li = h("li", { dataset: { name: f.name, state: "queued" } }, h("span", { class: "name" }, f.name), bar, said);
+      queue.append(li);
+      return { f, li, bar, said };
+    });
+    document.body.dataset.uploading = String(Number(document.body.dataset.uploading || 0) + items.length);
+    for (const it of items) {
+      uploading = uploading.then(async () => {
+        it.li.dataset.state = "uploading";
+        it.said.textContent = "uploading…";
+        try {
+          const out = await uploadFile(it.f, (share) => {
+            it.bar.value = Math.round(share * 100);
+            if (share >= 1) it.said.textContent = "ingesting…";
+          });
+          it.bar.value = 100;
+          it.li.dataset.state = out.outcome;
+          it.said.textContent = `${out.outcome}: ${out.document.title || out.document.source} (${out.chunks_written} chunks)`;
+          note.textContent = it.said.textContent;
+          await load();
+        } catch (err) {
+          it.li.dataset.state = "failed";
+          it.li.classList.add("failed");
+          it.said.replaceChildren(h("span", { class: "reason" }, `failed: ${err.message}`), err.fix ? h("span", { class: "fix" }, ` Fix: ${err.fix}`) : "");
+        } finally {
+          document.body.dataset.uploading = String(Number(document.body.dataset.uploading) - 1);
+        }
+      });
+    }
+    return uploading;
+  }
+
+  function submit(e) {
     e.preventDefault();
     if (!file.files.length) return;
-    errors.replaceChildren();
-    upload.disabled = true;
-    note.textContent = `uploading ${file.files[0].name}…`;
-    try {
-      const form = new FormData();
-      form.append("file", file.files[0]);
-      const out = await api("/v1/documents", { method: "POST", body: form });
-      note.textContent = `${out.outcome}: ${out.document.title || out.document.source} (${out.chunks_written} chunks)`;
-      file.value = "";
-      await load();
-    } catch (err) { errors.replaceChildren(errorBox(err)); note.textContent = ""; }
-    finally { upload.disabled = false; }
+    const files = [...file.files];
+    file.value = "";
+    enqueue(files);
   }
+
+  drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
+  drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+  drop.addEventListener("drop", (e) => {
+    e.preventDefault();
+    drop.classList.remove("over");
+    if (e.dataTransfer && e.dataTransfer.files.length) enqueue(e.dataTransfer.files);
+  });
 
   async function buildGraph() {
     build.disabled = true;
@@ -297,9 +597,10 @@ function renderDocuments() {
   }
 
   main().replaceChildren(h("div", { class: "page" },
-    h("form", { class: "row", id: "upload-form", onsubmit: submit }, file, upload, h("span", { style: "flex:1" }), build),
-    errors, h("div", { class: "card" }, note, count,
-      h("table", { class: "docs" }, h("thead", {}, h("tr", {}, ...["id", "title", "source", "type", "chunks", "status", ""].map((t) => h("th", {}, t)))), tbody))));
+    h("form", { class: "row", id: "upload-form", onsubmit: submit }, drop, h("span", { style: "flex:1" }), build),
+    queue, errors, h("div", { class: "card", id: "documents-card" }, note, count,
+      h("table", { class: "docs" }, h("thead", {}, h("tr", {}, ...[["id"], ["title", "20%"], ["source", "30%"], ["type", "15%"], ["chunks"], ["status", "18%"], [""]]
+        .map(([t, width]) => h("th", { style: width ? `width:${width}` : null }, t)))), tbody))));
   load();
 }
 
@@ -309,6 +610,19 @@ let renderer = null;
 function killRenderer() {
   if (renderer) { renderer.kill(); renderer = null; }
 }
+
+// Labels sit on the side of their node that faces the middle of the view, and sigma fits the labels (not
+// only the nodes) inside the canvas, so none is cut off at an edge; a light background keeps them readable
+// over edges.
+const NODE_STYLES = {
+  ...DEFAULT_STYLES.nodes,
+  labelVisibility: { whenState: "isHovered", then: "visible", else: { attribute: "labelVisibility", defaultValue: "auto" } },
+  labelPosition: { attribute: "labelPosition", defaultValue: "right" },
+  labelSize: 13,
+  labelColor: "#1d232a",
+  labelBackgroundColor: "rgba(255, 255, 255, 0.85)",
+  labelBackgroundPadding: 2,
+};
 
 function drawView(container, view, onClick) {
   const t0 = performance.now();
@@ -320,9 +634,9 @@ function drawView(container, view, onClick) {
     const center = n.key === view.center;
     const angle = (2 * Math.PI * i) / Math.max(1, count);
     graph.addNode(n.key, {
-      label: n.name, x: center ? 0 : Math.cos(angle) * 100, y: center ? 0 : Math.sin(angle) * 100,
-      size: center ? 16 : 4 + 10 * Math.sqrt(Math.max(0, n.usefulness) / max), color: COLORS[n.label] || "#607d8b",
-      forceLabel: center || i < 12,
+      label: n.name, kind: n.label, x: center ? 0 : Math.cos(angle) * 100, y: center ? 0 : Math.sin(angle) * 100,
+      size: center ? 16 : 4 + 10 * Math.sqrt(Math.max(0, n.usefulness) / max), color: COLORS[n.label] || OTHER_COLOR,
+      labelVisibility: center || i < 12 ? "visible" : "auto",
     });
   });
   for (const e of view.edges) {
@@ -337,10 +651,16 @@ function drawView(container, view, onClick) {
     const { x, y } = graph.getNodeAttributes(view.center);
     graph.forEachNode((k, a) => graph.mergeNodeAttributes(k, { x: a.x - x, y: a.y - y }));
   }
+  let minX = Infinity;
+  let maxX = -Infinity;
+  graph.forEachNode((k, a) => { minX = Math.min(minX, a.x); maxX = Math.max(maxX, a.x); });
+  const middle = (minX + maxX) / 2;
+  graph.forEachNode((k, a) => graph.setNodeAttribute(k, "labelPosition", a.x > middle ? "left" : "right"));
   try {
     renderer = new Sigma(graph, container, {
+      styles: { nodes: NODE_STYLES },
       settings: { renderEdgeLabels: false, labelRenderedSizeThreshold: 6, itemSizesReference: "screen",
-        autoRescaleContent: "nodes", stagePadding: 40 },
+        autoRescaleContent: "labels", stagePadding: 24 },
     });
     renderer.on("clickNode", ({ node }) => onClick(node));
     // Where a node is drawn on screen: tests and the screenshot script click it like a user would.
@@ -349,6 +669,7 @@ function drawView(container, view, onClick) {
       const box = container.getBoundingClientRect();
       return { x: box.left + at.x, y: box.top + at.y };
     };
+    window.kgragRenderer = renderer;
     renderer.on("enterNode", () => { container.style.cursor = "pointer"; });
     renderer.on("leaveNode", () => { container.style.cursor = ""; });
     document.body.dataset.graphRenderer = "webgl";
@@ -363,6 +684,16 @@ function drawView(container, view, onClick) {
   return graph;
 }
 
+// What each colour of the drawn view means, most frequent kind first, with how many nodes have it.
+function legendFor(view) {
+  const counts = new Map();
+  for (const n of view.nodes) counts.set(n.label, (counts.get(n.label) || 0) + 1);
+  return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([label, n]) =>
+    h("li", { dataset: { label, color: COLORS[label] || OTHER_COLOR } },
+      h("span", { class: "swatch", style: `background:${COLORS[label] || OTHER_COLOR}` }),
+      `${KINDS[label] || label.toLowerCase()} `, h("span", { class: "muted" }, String(n))));
+}
+
 function entityItem(n, open) {
   return h("li", { onclick: () => open(n.key), dataset: { key: n.key } }, n.name, h("span", { class: "label-tag" }, n.label),
     h("span", { class: "muted" }, ` · ${n.degree} links · ${n.chunks} chunks`));
@@ -371,12 +702,13 @@ function entityItem(n, open) {
 function renderGraph(params) {
   const container = h("div", { id: "sigma" });
   const stats = h("div", { class: "graph-stats", id: "graph-stats" });
+  const legend = h("ul", { class: "graph-legend", id: "graph-legend", "aria-label": "Colour legend" });
   const side = h("aside", { id: "graph-side" });
   const search = h("input", { type: "text", id: "entity-search", placeholder: "Search an entity…", style: "width:100%" });
   const results = h("ul", { class: "results", id: "search-results" });
   const panel = h("div", { id: "graph-panel" });
   side.append(search, results, panel);
-  main().replaceChildren(h("div", { class: "graph-layout" }, h("div", { class: "graph-canvas" }, container, stats), side));
+  main().replaceChildren(h("div", { class: "graph-layout" }, h("div", { class: "graph-canvas" }, legend, container, stats), side));
   const started = performance.now();
 
   function ready(view, kind) {
@@ -393,6 +725,7 @@ function renderGraph(params) {
   async function openOverview() {
     try {
       const view = await api("/v1/graph/overview?limit=120");
+      legend.replaceChildren(...legendFor(view));  // before drawing: the strip takes its height from the canvas
       drawView(container, view, openEntity);
       panel.replaceChildren(h("h2", {}, "Most useful entities"),
         h("p", { class: "muted" }, "Ranked by how specific and connected they are (document titles first), not by raw frequency. Click one to see its neighbourhood."),
@@ -407,6 +740,7 @@ function renderGraph(params) {
       if (location.hash !== `#graph?entity=${encodeURIComponent(view.center)}`) {
         history.replaceState(null, "", `#graph?entity=${encodeURIComponent(view.center)}`);
       }
+      legend.replaceChildren(...legendFor(view));
       drawView(container, view, openEntity);
       const byKey = new Map(view.nodes.map((n) => [n.key, n]));
       const me = byKey.get(view.center);

@@ -1,0 +1,38 @@
+"""``GET /v1/capabilities``: what this server accepts, so a client (the web UI) need not hard-code it.
+
+The upload formats are the ingest loaders' own list, and the retrieval defaults and limits are this
+server's settings: the UI's file picker and its Ask options follow the server they talk to.
+"""
+
+from __future__ import annotations
+
+from typing import get_args
+
+from fastapi import APIRouter
+from kgrag.api.deps import Authorized, ResourcesDep
+from kgrag.api.openapi import COMMON, errors
+from kgrag.api.schemas import Signal
+from kgrag.ingest.loaders import SUPPORTED_SUFFIXES
+from pydantic import BaseModel, Field
+
+router = APIRouter(prefix="/v1", tags=["health"], dependencies=[Authorized], responses=errors(*COMMON))
+
+
+class CapabilitiesOut(BaseModel):
+    upload_formats: dict[str, str] = Field(description="File extension → the MIME type it is stored as: every "
+                                           "format `POST /v1/documents` ingests.")
+    max_upload_bytes: int
+    signals: list[str] = Field(description="Every retrieval signal a query may ask for.")
+    default_signals: list[str] = Field(description="The signals a query runs when it names none (retrieval.signals).")
+    default_top_k: int
+    max_top_k: int
+    rerank: bool = Field(description="Whether the reranker is configured (stages.rerank says whether it can run).")
+
+
+@router.get("/capabilities", response_model=CapabilitiesOut)
+def capabilities(res: ResourcesDep) -> CapabilitiesOut:
+    """The formats uploads accept, and the query options with this server's defaults and limits."""
+    s = res.settings
+    return CapabilitiesOut(upload_formats=dict(SUPPORTED_SUFFIXES), max_upload_bytes=s.api.max_upload_bytes,
+                           signals=list(get_args(Signal)), default_signals=list(s.retrieval.signals),
+                           default_top_k=s.retrieval.top_k, max_top_k=s.api.max_top_k, rerank=s.rerank.enabled)
