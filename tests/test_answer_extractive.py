@@ -265,3 +265,17 @@ def test_a_comparison_in_time_is_answered_with_the_earlier_or_later_side(embedde
                       number_passages(COMPARISON))
     assert longer.short == ""  # a lifespan is not one year against another: the quotes say it
     assert answer_labels("What is the place of birth of the director of film Gaby?") >= {"GPE"}
+
+
+def test_a_one_hop_answer_is_not_chained_past_when_the_tagger_reads_the_verb_as_a_noun(embedder: Embedder,
+                                                                                       nlp: Any) -> None:
+    """'Where does Jonas Meier work?' ('work' tagged NOUN) was chained on to Corvid's headquarters: 'Lisbon'."""
+    chunks = [
+        ChunkRecord(id=81, document_id=81, position=0, page=None, source="jonas_meier.md", title="Jonas Meier",
+                    text="Jonas Meier is an embedded-software engineer. He works at the Corvid Systems office in "
+                         "Riga, where the firmware team sits."),
+        ChunkRecord(id=82, document_id=82, position=0, page=None, source="corvid.md", title="Corvid Systems",
+                    text="Corvid Systems builds weather instruments. Its headquarters are in Lisbon."),
+    ]
+    answer = complete(ExtractiveAnswerer(embedder, nlp), "Where does Jonas Meier work?", number_passages(chunks))
+    assert answer.short == "Riga" and answer.text.startswith("Riga. [1]\n\n")

@@ -195,7 +195,7 @@ def test_the_ask_page_holds_a_conversation(examples_server: str, page: Page) -> 
     assert _text(page, "#rewrite") == ""  # a first question runs as written
     assert _ask(page, FOLLOW_UP) == "cited"
     assert "Where does Jonas Meier work?" in _text(page, "#rewrite")
-    assert "Riga" in _text(page, "#answer")
+    assert _text(page, "#answer").startswith("Riga")  # the short answer, not the company's Lisbon headquarters
     sources = page.evaluate("[...document.querySelectorAll('#citations li')].map(li => li.innerText)")
     assert any("jonas_meier.md" in s for s in sources), sources
     assert _text(page, "#asked") == FOLLOW_UP  # the exchange on screen; the one before it above

@@ -252,7 +252,8 @@ def question_needs(question: str, nlp: Any) -> Needs:
         terms.setdefault(lemma, Term(lemma, _phrase(tok), tok.pos_ == "NOUN", tok.tag_ in ("NNS", "NNPS")))
     cues = tuple(dict.fromkeys(_forms(t) for t in doc if t.pos_ in ("NOUN", "VERB", "ADJ") and not t.is_stop
                                and len(t.text) > 2))
-    described = any(t.pos_ == "NOUN" and t.i not in covered for t in doc)
+    # the main verb is no description, even where the tagger calls it a noun ("where does Jonas Meier work?")
+    described = any(t.pos_ == "NOUN" and t.i not in covered and not (root and t.i == root[0]) for t in doc)
     return Needs(question, tuple(entities), tuple(terms.values()), answer_kind(question), cues, described,
                  root[1:])
 
