@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import socket
 import sys
 import threading
@@ -38,7 +40,7 @@ from mcp import ClientSession, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.conftest import EXAMPLES_DIR, create_database
+from tests.conftest import EXAMPLES_DIR, REPO_ROOT, create_database
 from tests.test_api_support import wait_for_artifacts
 
 KEY = "mcp-test-key-0123456789"
@@ -244,3 +246,27 @@ def test_stdio_server_spawned_as_a_host_would(corpus: Corpus) -> None:
     """A separate process on the same store, as `kgrag mcp` from a host's mcpServers config: its search
     equals the REST API's too (the same database and published artifacts, the same core)."""
     check_every_tool(over_stdio(corpus.env)(every_tool), corpus)
+
+
+def test_the_mcp_examples_in_docs_api_work(http_url: str) -> None:
+    """The MCP section's curl runs as written (path, headers, body) against a real server, and its host
+    configurations start `kgrag mcp` over stdio and reach /mcp with a bearer key over HTTP."""
+    doc = (REPO_ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    section = doc.split("\n## MCP server (agents)\n", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```sh\n(curl .*?)\n```", section, re.DOTALL)
+    assert block, "no curl example in the MCP section"
+    words = shlex.split(block.group(1).split("\n#", 1)[0].replace("\\\n", " "))
+    url = next(w for w in words if "/mcp" in w)
+    headers = dict(words[i + 1].replace("$KEY", KEY).split(": ", 1) for i, w in enumerate(words) if w == "-H")
+    reply = httpx.post(http_url + url[url.index("/mcp") + len("/mcp"):], headers=headers,
+                       content=words[words.index("-d") + 1], timeout=60)
+    assert reply.status_code == 200, reply.text
+    result = reply.json()["result"]
+    assert not result["isError"] and result["structuredContent"]["hits"], result
+    assert any("polar_cells" in h["source"] for h in result["structuredContent"]["hits"])
+
+    configs = [json.loads(b)["mcpServers"]["kgrag"] for b in re.findall(r"```json\n(.*?)\n```", section, re.DOTALL)]
+    stdio = next(c for c in configs if "command" in c)
+    assert stdio["command"].endswith("/.venv/bin/kgrag") and stdio["args"] == ["mcp"] and "KGRAG_HOME" in stdio["env"]
+    http = next(c for c in configs if "url" in c)
+    assert http["url"].endswith(MCP_PATH) and http["headers"]["Authorization"].startswith("Bearer ")
