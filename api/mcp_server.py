@@ -14,10 +14,11 @@ start it can already read the database it is configured for.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Annotated
 
+import anyio.to_thread
 from kgrag.api import service
 from kgrag.api.deps import Resources, check_api_key
 from kgrag.api.problems import AuthError, problem_for, problem_response
@@ -38,6 +39,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
+from starlette.applications import Starlette
+from starlette.routing import Mount
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 MCP_PATH = "/mcp"
@@ -154,10 +157,24 @@ class RequireKey:
         await self.app(scope, receive, send)
 
 
-def http_app(res: Resources, *, host: str = "127.0.0.1") -> ASGIApp:
+def http_app(res: Resources, *, host: str = "127.0.0.1", on_shutdown: Callable[[], None] | None = None) -> ASGIApp:
     """The streamable HTTP endpoint at /mcp. Stateless and answered as plain JSON: each request stands alone,
     so replicas behind a load balancer need no sticky sessions, and curl can call a tool. ``host`` is where
-    it listens: on localhost the SDK also refuses other Host and Origin headers (DNS rebinding)."""
-    app = build_server(res).streamable_http_app(streamable_http_path=MCP_PATH, stateless_http=True,
-                                                json_response=True, host=host)
-    return RequireKey(app, res)
+    it listens: on localhost the SDK also refuses other Host and Origin headers (DNS rebinding).
+
+    ``on_shutdown`` runs in the app's lifespan, the one place sure to run on SIGTERM: uvicorn re-raises the
+    signal once it has shut down, so code after ``uvicorn.run`` never runs then."""
+    server = build_server(res)
+    inner = server.streamable_http_app(streamable_http_path=MCP_PATH, stateless_http=True, json_response=True,
+                                       host=host)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            async with server.session_manager.run():
+                yield
+        finally:
+            if on_shutdown is not None:
+                await anyio.to_thread.run_sync(on_shutdown)
+
+    return RequireKey(Starlette(routes=[Mount("/", app=inner)], lifespan=lifespan), res)

@@ -97,10 +97,13 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def http_url(corpus: Corpus) -> Iterator[str]:
-    """The MCP endpoint served by uvicorn on a free port, over the REST app's own resources (built once)."""
+    """The MCP endpoint served by uvicorn on a free port, over the REST app's own resources (built once).
+    Stopping it must run ``on_shutdown``: `kgrag mcp` closes its resources there, the one place that runs on
+    SIGTERM (uvicorn re-raises the signal after its shutdown; the embedded PostgreSQL once outlived it)."""
     port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(http_app(corpus.client.app.state.resources), host="127.0.0.1",
-                                           port=port, log_level="warning"))
+    shut_down = threading.Event()
+    app = http_app(corpus.client.app.state.resources, on_shutdown=shut_down.set)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, name="mcp-http", daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -110,6 +113,7 @@ def http_url(corpus: Corpus) -> Iterator[str]:
     yield f"http://127.0.0.1:{port}{MCP_PATH}"
     server.should_exit = True
     thread.join(timeout=15)
+    assert shut_down.is_set(), "the MCP app's shutdown did not run on_shutdown"
 
 
 def over_http(url: str, key: str | None) -> Session[Any]:

@@ -6,13 +6,18 @@ The mcp SDK, FastAPI and uvicorn are imported only when it runs, so `kgrag --hel
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
+import threading
 from enum import StrEnum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from kgrag.api.cli.common import err_console, handle_errors, runtime
 from kgrag.api.cli.serve import check_exposure, check_port_free
+
+if TYPE_CHECKING:
+    from kgrag.api.deps import Resources
 
 DEFAULT_PORT = 8001
 """Beside `kgrag serve`'s 8000, so both can run on one machine with their defaults."""
@@ -78,19 +83,31 @@ def _serve_http(host: str | None, port: int, allow_no_auth: bool) -> None:
     from kgrag.api.cli.common import load_settings
     from kgrag.api.deps import build_resources
     from kgrag.api.mcp_server import MCP_PATH, http_app
+    from kgrag.core.runtime import Runtime
 
     settings = load_settings()
     api = settings.api.model_copy(update={"host": host} if host else {})
     check_exposure(api.host, bool(api.api_keys), allow_no_auth, command="kgrag mcp --transport http",
                    risk="anyone could read the documents")
     check_port_free(api.host, port, command="kgrag mcp --transport http")
-    with runtime() as rt:
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    rt = Runtime(settings)
+    closed = threading.Lock()
+
+    def close() -> None:
+        """Once, from the app's shutdown (SIGTERM) or here when uvicorn returns or fails."""
+        if closed.acquire(blocking=False):
+            if res is not None:
+                res.close()
+            rt.close()  # stops the embedded PostgreSQL this process started
+
+    res: Resources | None = None
+    try:
         res = build_resources(rt)
-        try:
-            if not api.api_keys:
-                err_console.print("[yellow]note:[/] no API keys configured; every request is allowed")
-            err_console.print(f"MCP endpoint at http://{api.host}:{port}{MCP_PATH} (streamable HTTP)")
-            uvicorn.run(http_app(res, host=api.host), host=api.host, port=port, log_level="warning",
-                        timeout_graceful_shutdown=api.shutdown_grace_s)
-        finally:
-            res.close()
+        if not api.api_keys:
+            err_console.print("[yellow]note:[/] no API keys configured; every request is allowed")
+        err_console.print(f"MCP endpoint at http://{api.host}:{port}{MCP_PATH} (streamable HTTP)")
+        uvicorn.run(http_app(res, host=api.host, on_shutdown=close), host=api.host, port=port,
+                    log_level="warning", timeout_graceful_shutdown=api.shutdown_grace_s)
+    finally:
+        close()
