@@ -15,8 +15,7 @@ from fastapi import FastAPI
 from fastapi.concurrency import run_in_threadpool
 from fastapi.middleware.cors import CORSMiddleware
 from kgrag.api import openapi, problems
-from kgrag.api.deps import Resources
-from kgrag.api.jobs import JobRunner
+from kgrag.api.deps import build_resources
 from kgrag.api.problems import RequestTooLargeError, problem, problem_response
 from kgrag.api.routes import browse as routes_browse
 from kgrag.api.routes import capabilities as routes_capabilities
@@ -26,35 +25,15 @@ from kgrag.api.routes import graph as routes_graph
 from kgrag.api.routes import health as routes_health
 from kgrag.api.routes import query as routes_query
 from kgrag.api.routes import ui as routes_ui
+from kgrag.api.service import preload_graph
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import Settings
-from kgrag.ingest.pipeline import Ingestor
-from kgrag.retrieval.answer import answerer_for
-from kgrag.retrieval.pipeline import build_pipeline
-from kgrag.retrieval.sync import sync_for
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger("kgrag.api")
 
 BODY_SLACK = 1024 * 1024
 """Room above api.max_upload_bytes for multipart framing and form fields."""
-
-
-def _build_resources(rt: Runtime) -> Resources:
-    """Blocking (opens the pool, loads the model, checks the schema): runs on a worker thread."""
-    settings = rt.settings
-    embedder = rt.checked_embedder()
-    pipeline = build_pipeline(rt)
-    pipeline.warm()  # the published BM25 index and the reranker load now, not on the first query
-    sync = sync_for(rt, pipeline, start=False)
-    sync.sync_once()  # a replica with an empty data home downloads the published BM25 index and graph first
-    sync.start()  # then new versions load in the background; builds never run in a query
-    answerer = answerer_for(settings.answer, embedder=embedder, spacy=rt.spacy)
-    ingestor = Ingestor(rt.store, embedder, settings.chunking, settings.embedding, settings.ingest,
-                        sandbox=rt.sandbox)
-    log.info("answers by %s; signals %s", answerer.name, ",".join(settings.retrieval.signals))
-    return Resources(rt, pipeline, answerer, ingestor, JobRunner(rt.db, stale_after=settings.artifacts.job_stale_after),
-                     sync)
 
 
 UPLOAD_ROUTE = ("POST", "/v1/documents")
@@ -131,19 +110,17 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         rt = runtime if runtime is not None else Runtime(settings)
         try:
-            resources = await run_in_threadpool(_build_resources, rt)
+            resources = await run_in_threadpool(build_resources, rt)
         except BaseException:
             if owned_runtime:
                 rt.close()
             raise
         app.state.resources = resources
-        routes_browse.preload(app, resources)
+        preload_graph(resources)
         try:
             yield
         finally:
-            resources.jobs.close()
-            resources.sync.close()
-            resources.pipeline.close()
+            resources.close()
             if owned_runtime:
                 rt.close()
 

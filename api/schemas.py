@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from kgrag.core.types import DocumentRecord, Filters
+from kgrag.core.types import ChunkRecord, DocumentRecord, Filters
 from kgrag.retrieval.answer import Answer, Citation
 from kgrag.retrieval.base import StageStatus
 from kgrag.retrieval.conversation import Standalone
@@ -257,6 +257,44 @@ class DocumentOut(BaseModel):
         return cls(id=d.id, source=d.source, title=d.title, mime_type=d.mime_type, content_hash=d.content_hash,
                    chunk_count=d.chunk_count, metadata=dict(d.metadata), status=d.status,
                    status_reason=d.status_reason)
+
+
+class ChunkOut(BaseModel):
+    chunk_id: int = Field(description="The id hits and citations name (a database id).")
+    position: int = Field(description="The chunk's place in its document, 0-based: show position + 1 to people.")
+    page: int | None
+    text: str
+
+    @classmethod
+    def of(cls, c: ChunkRecord) -> ChunkOut:
+        return cls(chunk_id=c.id, position=c.position, page=c.page, text=c.text)
+
+
+class DocumentDetail(DocumentOut):
+    text: str | None = Field(
+        default=None, description="With include=text: the document's text as kgrag stores it, rebuilt from its "
+        "chunks in order with the overlap between neighbours kept once (pages, and chunks no overlap joins, "
+        "are separated by a blank line). The original file is not kept. Null without include=text.")
+    chunks: list[ChunkOut] | None = Field(
+        default=None, description="With include=chunks: the chunks from chunk_offset on, in document order, at "
+        "most chunk_limit of them (chunk_count says how many there are). Null without include=chunks.")
+
+
+class AskOut(BaseModel):
+    """MCP's ``ask``: the answer and what it cites, without the passages' full text (``search`` has those)."""
+
+    question: str
+    answer: AnswerOut | None = Field(description="mode \"refused\" when the documents do not say; the text then "
+                                     "names what was missing.")
+    citations: list[CitationOut]
+    gate: GateOut
+    warnings: list[str]
+    usage: UsageOut
+
+    @classmethod
+    def of(cls, r: QueryResponse) -> AskOut:
+        return cls(question=r.question, answer=r.answer, citations=r.citations, gate=r.gate, warnings=r.warnings,
+                   usage=r.usage)
 
 
 class IngestOut(BaseModel):

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
-from kgrag.api.routes.browse import ChunkTexts, entity_out, view_out
+from kgrag.api.service import ChunkTexts, entity_out, view_out
 from kgrag.kg import browse
 from kgrag.kg.export import script_safe_json
 from kgrag.kg.serving import LoadedGraph

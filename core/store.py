@@ -247,6 +247,17 @@ class Store:
             ).fetchall()
         return {int(r[0]): _chunk_record(r) for r in rows}
 
+    def document_chunks(self, document_id: int, *, offset: int = 0, limit: int | None = None) -> list[ChunkRecord]:
+        """The document's chunks in document order (a page of them with offset/limit); NotFoundError when
+        there is no such document, so an empty list always means a document without chunks."""
+        with self.db.connection() as conn:
+            self._document(conn, document_id)
+            rows = conn.execute(
+                _CHUNK_SELECT + " WHERE c.document_id = %s ORDER BY c.position OFFSET %s LIMIT %s",
+                (document_id, offset, limit),
+            ).fetchall()
+        return [_chunk_record(r) for r in rows]
+
     @contextmanager
     def chunk_snapshot(self, *, batch_size: int = 2000) -> Iterator[tuple[int, Iterator[tuple[int, int, str, str]]]]:
         """The corpus version and (chunk id, document id, title, text) of every chunk, both read in one

@@ -151,3 +151,62 @@ class Chunker:
             half = len(window) // 2
             return self._emit(window[:half]) + self._emit(window[half:])
         return [(text, n)]
+
+
+_SENTENCE_MARKS = ".!?。！？"
+
+
+def _piece_edge(text: str, i: int, step: int) -> bool:
+    """Whether the whitespace run at ``text[i]`` (read towards ``step``) holds a line break or follows a
+    sentence's end: where Chunker cuts its pieces (an indented line's spaces open the next piece)."""
+    if not text[i].isspace():
+        return False
+    j = i
+    while 0 <= j < len(text) and text[j].isspace():
+        if text[j] in "\n\r":
+            return True
+        j += step
+    before = j if step < 0 else i - 1
+    return before >= 0 and text[before] in _SENTENCE_MARKS
+
+
+def _overlap(left: str, right: str) -> int:
+    """Length of the longest start of ``right`` that ``left`` ends with and that is whole sentences or lines
+    on both sides: the overlap Chunker repeats at the start of the next chunk is whole pieces. A repeat
+    that is not ("# Samuel Okafor" ending one chunk, "Samuel Okafor is…" starting the next) must not eat
+    the text; a chunk is never all overlap, so neither is the match."""
+    tail = left[-len(right):] if right else ""
+    probe = right + "\x00" + tail
+    border = [0] * len(probe)  # KMP: border[i] = longest proper prefix of probe[:i+1] that is also its suffix
+    for i in range(1, len(probe)):
+        k = border[i - 1]
+        while k and probe[i] != probe[k]:
+            k = border[k - 1]
+        border[i] = k + (probe[i] == probe[k])
+    k = border[-1] if probe else 0
+    while k:
+        if k < len(left) and k < len(right) and _piece_edge(left, len(left) - k - 1, -1) \
+                and _piece_edge(right, k, 1):
+            return k
+        k = border[k - 1]
+    return 0
+
+
+def join_chunks(chunks: Sequence[tuple[str, int | None]]) -> str:
+    """The text ``(chunk text, page)`` pairs were cut from, in order, as near as stored chunks allow.
+
+    Neighbours on one page share up to chunking.overlap tokens of whole sentences or lines, kept once
+    here (one inside a sentence or line longer than a chunk, a wide table row, is kept twice: it cannot be
+    told from a real repeat). Chunk edges were stripped when stored, so the whitespace between two chunks
+    that no overlap joins (a new page, a piece too long to repeat) is lost: a blank line stands in for it."""
+    out: list[str] = []
+    prev: tuple[str, int | None] | None = None
+    for text, page in chunks:
+        if prev is None:
+            out.append(text)
+        elif page == prev[1] and (k := _overlap(prev[0], text)):
+            out.append(text[k:])
+        else:
+            out.append("\n\n" + text)
+        prev = (text, page)
+    return "".join(out)

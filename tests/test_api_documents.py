@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from fastapi.testclient import TestClient
 from kgrag.core.models import Embedder
-from kgrag.core.settings import Settings
+from kgrag.core.settings import ChunkingSettings, Settings
 
 from tests.test_api_support import api_settings, client_for
 
@@ -72,3 +72,37 @@ def test_bad_uploads_are_problems_with_a_fix(client: TestClient) -> None:
     r = client.post("/v1/documents", files={"file": ("a.md", b"# A\n\nSome text here for a doc.", "text/markdown")},
                     data={"metadata": "[1, 2]"})
     assert r.status_code == 422 and "JSON object" in r.json()["detail"]
+
+
+def test_a_document_with_its_text_and_chunks(make_settings: Callable[..., Settings], embedder: Embedder) -> None:
+    """What MCP's get_document returns, over REST: the text rebuilt from the chunks, and a page of chunks."""
+    paragraphs = [f"The {t} kiln at Orrefors was rebuilt in {1900 + i}. Its fire reached {1000 + i} degrees, "
+                  f"and the {t} glass it made was sold in Stockholm and Bergen." for i, t in
+                  enumerate(("blue", "green", "amber", "violet", "clear", "smoke"))]
+    text = "\n\n".join(paragraphs)
+    settings = api_settings(make_settings, chunking=ChunkingSettings(size=48, overlap=16))
+    with client_for(settings, embedder) as client:
+        doc = client.post("/v1/documents", json={"text": text, "title": "Kilns", "source": "notes/kilns"}).json()
+        doc_id, count = doc["document"]["id"], doc["document"]["chunk_count"]
+        assert count >= 4
+
+        plain = client.get(f"/v1/documents/{doc_id}").json()
+        assert plain["text"] is None and plain["chunks"] is None and plain["chunk_count"] == count
+
+        full = client.get(f"/v1/documents/{doc_id}", params={"include": "text,chunks"}).json()
+        assert " ".join(full["text"].split()) == " ".join(text.split())
+        chunks = full["chunks"]
+        assert [c["position"] for c in chunks] == list(range(count))
+        assert all(c["text"] in full["text"] for c in chunks)
+        hit = client.post("/v1/query", json={"question": "Where was the amber glass sold?", "answer": False}).json()
+        assert hit["hits"][0]["chunk_id"] in {c["chunk_id"] for c in chunks}
+
+        page = client.get(f"/v1/documents/{doc_id}", params={"include": "chunks", "chunk_offset": 2,
+                                                             "chunk_limit": 2}).json()
+        assert page["text"] is None and page["chunks"] == chunks[2:4]
+        assert client.get(f"/v1/documents/{doc_id}", params={"include": "text"}).json()["text"] == full["text"]
+
+        bad = client.get(f"/v1/documents/{doc_id}", params={"include": "body"})
+        assert bad.status_code == 422 and bad.json()["fix"]
+        missing = client.get("/v1/documents/999999", params={"include": "text,chunks"})
+        assert missing.status_code == 404 and "no document with id 999999" in missing.json()["detail"]

@@ -11,8 +11,10 @@ from kgrag.core.errors import ConfigError
 from kgrag.core.models import Embedder
 from kgrag.core.settings import ChunkingSettings, EmbeddingSettings
 from kgrag.core.types import Page
-from kgrag.ingest.chunking import MAX_TOKENIZE_CHARS, Chunker
+from kgrag.ingest.chunking import MAX_TOKENIZE_CHARS, Chunker, join_chunks
 from kgrag.ingest.pipeline import Ingestor
+
+from tests.conftest import EXAMPLES_DIR
 
 
 def make_chunker(embedder: Embedder, size: int, overlap: int) -> Chunker:
@@ -105,3 +107,16 @@ def test_a_huge_one_line_text_is_tokenised_in_bounded_pieces(embedder: Embedder)
     assert all(n <= 200 for _, n in chunks)
     assert chunks[0][0].startswith("token0 token1 ") and chunks[-1][0].endswith(f"token{14_999 % 997}")
     assert {w for c, _ in chunks for w in c.split()} == set(words.split())
+
+
+def test_joined_chunks_give_back_the_text_with_each_overlap_once(embedder: Embedder) -> None:
+    """GET /v1/documents/{id}?include=text and MCP's get_document rebuild the text from the stored chunks (the
+    file is not kept). At these sizes a chunk of the examples ends "# Samuel Okafor" and the next, with no
+    overlap, starts "Samuel Okafor is…": a heading repeated as the next words is text, not overlap."""
+    text = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted(EXAMPLES_DIR.glob("*.md")))
+    for size, overlap in ((30, 10), (40, 8), (64, 16), (200, 32)):
+        chunks = make_chunker(embedder, size=size, overlap=overlap).chunk_text(text)
+        joined = join_chunks([(c, 1) for c, _ in chunks])
+        assert " ".join(joined.split()) == " ".join(text.split()), (size, overlap)
+    two_pages = join_chunks([("Page one ends here.", 1), ("Page one ends here. Two.", 2)])
+    assert two_pages == "Page one ends here.\n\nPage one ends here. Two."  # no overlap across pages

@@ -23,6 +23,7 @@ from kgrag.api.cli.common import (
 )
 from kgrag.api.cli.eval import eval_app
 from kgrag.api.cli.graph import graph_app
+from kgrag.api.cli.mcp_command import mcp as mcp_command
 from kgrag.api.cli.query import query as query_command
 from kgrag.api.cli.serve import serve as serve_command
 from kgrag.api.doctor import run_checks
@@ -49,6 +50,7 @@ app.add_typer(index_app, name="index")
 app.add_typer(graph_app, name="graph")
 app.add_typer(eval_app, name="eval")
 app.command("serve")(serve_command)
+app.command("mcp")(mcp_command)
 app.command("query")(query_command)
 app.command("ask")(ask_command)
 

@@ -20,7 +20,7 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def check_port_free(host: str, port: int) -> None:
+def check_port_free(host: str, port: int, command: str = "kgrag serve") -> None:
     """Refuse a taken port with the fix. uvicorn would say so only after the "web UI at" line was printed, so
     the user opened a URL served by whatever else holds the port."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -30,10 +30,21 @@ def check_port_free(host: str, port: int) -> None:
             probe.bind((host, port))
         except OSError as exc:
             raise ConfigError(
-                f"cannot listen on {host}:{port}: {exc.strerror or exc} (another server, perhaps another kgrag "
-                "serve, holds it)",
-                fix=f"stop that server, or pick another port: kgrag serve --port {port + 1}",
+                f"cannot listen on {host}:{port}: {exc.strerror or exc} (another server, perhaps another "
+                f"{command}, holds it)",
+                fix=f"stop that server, or pick another port: {command} --port {port + 1}",
             ) from exc
+
+
+def check_exposure(host: str, has_keys: bool, allow_no_auth: bool, *, command: str,
+                   risk: str = "anyone could upload and delete documents") -> None:
+    """A server with no keys listens only on localhost unless the user says otherwise: `kgrag serve` and
+    `kgrag mcp --transport http` refuse the same way."""
+    if not has_keys and not _is_loopback(host) and not allow_no_auth:
+        raise ConfigError(
+            f"refusing to listen on {host} with no API keys: {risk}",
+            fix=f"set KGRAG_API__API_KEYS='[\"<key>\"]', listen on 127.0.0.1, or pass --allow-no-auth to {command}",
+        )
 
 
 @handle_errors
@@ -68,11 +79,7 @@ def serve(
 
     settings = load_settings()
     api = settings.api.model_copy(update={k: v for k, v in (("host", host), ("port", port)) if v is not None})
-    if not api.api_keys and not _is_loopback(api.host) and not allow_no_auth:
-        raise ConfigError(
-            f"refusing to listen on {api.host} with no API keys: anyone could upload and delete documents",
-            fix="set KGRAG_API__API_KEYS='[\"<key>\"]', listen on 127.0.0.1, or pass --allow-no-auth",
-        )
+    check_exposure(api.host, bool(api.api_keys), allow_no_auth, command="kgrag serve")
     check_port_free(api.host, api.port)  # before announcing a URL that another process answers
     if not api.api_keys:
         err_console.print("[yellow]note:[/] no API keys configured; every request is allowed")

@@ -21,8 +21,8 @@ from fastapi.responses import StreamingResponse
 from kgrag.api.deps import Authorized, Resources, ResourcesDep
 from kgrag.api.openapi import COMMON, errors
 from kgrag.api.problems import problem, problem_for
-from kgrag.api.routes.query import _retrieve, usage_of
 from kgrag.api.schemas import CitationOut, QueryRequest, RewriteOut, UsageOut
+from kgrag.api.service import retrieve, usage_of
 from kgrag.core.errors import InvalidInputError, KgragError
 from kgrag.core.settings import ApiSettings
 from kgrag.retrieval.answer import Answer, Citation, TextModel
@@ -162,7 +162,7 @@ def chat_completions(body: ChatRequest, res: ResourcesDep) -> ChatCompletion | S
     follow-up is first rewritten into the standalone question it stands for (``standalone_question``)."""
     check_chat_limits(body, res.settings.api)
     standalone = standalone_of(body, res)
-    result, decision = _retrieve(QueryRequest(question=standalone.question), res)
+    result, decision = retrieve(QueryRequest(question=standalone.question), res)
     cid = f"chatcmpl-{uuid.uuid4().hex}"
     created = int(time.time())
     model = body.model or MODEL

@@ -1,4 +1,4 @@
-"""Document upload (multipart file or JSON text), listing and deletion.
+"""Document upload (multipart file or JSON text), listing, reading (text and chunks) and deletion.
 
 Upload goes through the same loaders and Ingestor as `kgrag ingest`, so a document stored over
 HTTP is chunked, embedded and stored exactly like one ingested from disk.
@@ -16,10 +16,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
+from kgrag.api import service
 from kgrag.api.deps import Authorized, Resources, ResourcesDep
 from kgrag.api.openapi import COMMON, errors
 from kgrag.api.problems import RequestTooLargeError
-from kgrag.api.schemas import DocumentList, DocumentOut, IngestOut, TextDocumentIn
+from kgrag.api.schemas import DocumentDetail, DocumentList, DocumentOut, IngestOut, TextDocumentIn
 from kgrag.core.errors import DuplicateDocumentError, IngestError, InvalidInputError
 from kgrag.core.text import control_char, invisible_char
 from kgrag.core.types import DocumentStatus, LoadedDocument
@@ -215,13 +216,29 @@ def list_documents(res: ResourcesDep, limit: Annotated[int, Query(ge=1, le=1000)
                    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
                    status: Annotated[DocumentStatus | None, Query(description="Only documents with this status.")]
                    = None) -> DocumentList:
-    docs = res.runtime.store.list_documents(limit=limit, offset=offset, status=status)
-    return DocumentList(documents=[DocumentOut.of(d) for d in docs], limit=limit, offset=offset)
+    return service.list_documents(res, limit=limit, offset=offset, status=status)
 
 
-@router.get("/{document_id}", response_model=DocumentOut, responses=errors(404))
-def get_document(document_id: int, res: ResourcesDep) -> DocumentOut:
-    return DocumentOut.of(res.runtime.store.document(document_id))
+INCLUDE_PATTERN = r"^(text|chunks)(,(text|chunks))*$"
+
+
+@router.get("/{document_id}", response_model=DocumentDetail, responses=errors(404))
+def get_document(
+    document_id: int, res: ResourcesDep,
+    include: Annotated[str | None, Query(
+        pattern=INCLUDE_PATTERN, max_length=64, examples=["text,chunks"],
+        description="Comma-separated: `text` adds the document's text, `chunks` its chunks (a page of them, "
+                    "see chunk_offset and chunk_limit).")] = None,
+    chunk_offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="With include=chunks: skip this many "
+                                       "chunks first.")] = 0,
+    chunk_limit: Annotated[int, Query(ge=1, le=service.MAX_CHUNK_PAGE, description="With include=chunks: at "
+                                      "most this many chunks.")] = 100,
+) -> DocumentDetail:
+    """The document's record; with ``include=text,chunks`` also its text and chunks, as MCP's
+    ``get_document`` returns them."""
+    parts = set(include.split(",")) if include else set()
+    return service.document_detail(res, document_id, text="text" in parts, chunks="chunks" in parts,
+                                   chunk_offset=chunk_offset, chunk_limit=chunk_limit)
 
 
 @router.delete("/{document_id}", response_model=DocumentOut, responses=errors(404))
