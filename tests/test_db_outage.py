@@ -69,7 +69,10 @@ def test_killed_embedded_database_gives_fast_503s_then_recovers(embedded_client:
     body = r.json()
     assert "answer" not in body and "don't say" not in r.text
     assert set(body["stages"]) == {"dense", "bm25"}
-    assert all(s["state"] == "failed" for s in body["stages"].values())
+    states = {name: s["state"] for name, s in body["stages"].items()}
+    # The background thread restarts the embedded server within seconds; on a loaded machine it can be back
+    # before the second retriever reads, so that stage may have run. The request still failed on the first.
+    assert "failed" in states.values() and set(states.values()) <= {"failed", "ran"}, states
     assert "database" in body["detail"] and body["fix"]
     assert "psycopg" not in r.text and "socket" not in r.text and str(home) not in r.text
 
