@@ -447,6 +447,18 @@ def chart(section: dict[str, Any], out: Path) -> bool:
     return True
 
 
+def slope(run: dict[str, Any]) -> str:
+    """Least-squares RSS slope over the last third of the load phase, MB per 10 minutes: still rising or level."""
+    pts = [(t, mb) for t, mb, _n in run["samples"] if t >= run["warmup_s"]]
+    pts = [p for p in pts if p[0] >= pts[-1][0] - (pts[-1][0] - pts[0][0]) / 3] if pts else []
+    if len(pts) < 3:
+        return "-"
+    mt, mm = sum(t for t, _ in pts) / len(pts), sum(mb for _, mb in pts) / len(pts)
+    den = sum((t - mt) ** 2 for t, _ in pts)
+    per_s = sum((t - mt) * (mb - mm) for t, mb in pts) / den if den else 0.0
+    return f"{per_s * 600:+.1f} MB/10 min"
+
+
 def render_section(section: dict[str, Any]) -> list[str]:
     """Markdown for bench/REPORT.md (harness.render calls this): the table, the chart, the samples."""
     lines = ["## Soak: distinct questions with answers on", "",
@@ -454,14 +466,14 @@ def render_section(section: dict[str, Any]) -> list[str]:
              "with psutil (the embedded Postgres is a separate process and not counted); the offline "
              "extractive answerer; every question different (template x names from examples/).", "",
              "| allocator | env | minutes | warm-up RSS MB | end RSS MB | max RSS MB | growth | verdict | "
-             "questions (distinct) | errors | load avg start / end |",
-             "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---|"]
+             "slope, last third | questions (distinct) | errors | load avg start / end |",
+             "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---|"]
     for name, r in section["runs"].items():
         env = " ".join(f"{k}={Path(v).name if k == 'LD_PRELOAD' else v}" for k, v in r["env"].items()) or "-"
         lines.append(
             f"| {name} | {env} | {r['minutes']:g} | {r['rss_after_warmup_mb']} | {r['rss_end_mb']} | "
             f"{r['rss_max_mb']} | {r['rss_growth_mb']:+} MB ({r['rss_growth_pct']:+}%) | {level_verdict(r)} | "
-            f"{r['questions_asked']} ({r['distinct_questions']}) | {r['errors']} | "
+            f"{slope(r)} | {r['questions_asked']} ({r['distinct_questions']}) | {r['errors']} | "
             f"{r['load_average_start'][0]} / {r['load_average_end'][0]} |")
     lines += ["", f"![server RSS over time]({section['chart']})", "",
               "Samples (minutes: RSS MB), every fifth sample and the last:", ""]
