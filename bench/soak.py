@@ -459,22 +459,32 @@ def slope(run: dict[str, Any]) -> str:
     return f"{per_s * 600:+.1f} MB/10 min"
 
 
+def growth_at(run: dict[str, Any], minutes: float) -> str:
+    """RSS growth over the warm-up's RSS at ``minutes`` after the warm-up (the first sample at or past it)."""
+    at = run["warmup_s"] + minutes * 60
+    mb = next((mb for t, mb, _n in run["samples"] if t >= at - 1), run["samples"][-1][1])
+    base = run["rss_after_warmup_mb"]
+    return f"{mb - base:+.0f} MB ({100 * (mb - base) / base:+.1f}%)"
+
+
 def render_section(section: dict[str, Any]) -> list[str]:
     """Markdown for bench/REPORT.md (harness.render calls this): the table, the chart, the samples."""
+    common = min(r["minutes"] for r in section["runs"].values())
     lines = ["## Soak: distinct questions with answers on", "",
              f"Target: {section['target']}. Server: `kgrag serve` as a subprocess, its process's RSS sampled "
              "with psutil (the embedded Postgres is a separate process and not counted); the offline "
              "extractive answerer; every question different (template x names from examples/).", "",
              "| allocator | env | minutes | warm-up RSS MB | end RSS MB | max RSS MB | growth | verdict | "
-             "slope, last third | questions (distinct) | errors | load avg start / end |",
-             "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---|"]
+             f"slope, last third | growth at {common:g} min | questions (distinct) | errors | "
+             "load avg start / end |",
+             "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|"]
     for name, r in section["runs"].items():
         env = " ".join(f"{k}={Path(v).name if k == 'LD_PRELOAD' else v}" for k, v in r["env"].items()) or "-"
         lines.append(
             f"| {name} | {env} | {r['minutes']:g} | {r['rss_after_warmup_mb']} | {r['rss_end_mb']} | "
             f"{r['rss_max_mb']} | {r['rss_growth_mb']:+} MB ({r['rss_growth_pct']:+}%) | {level_verdict(r)} | "
-            f"{slope(r)} | {r['questions_asked']} ({r['distinct_questions']}) | {r['errors']} | "
-            f"{r['load_average_start'][0]} / {r['load_average_end'][0]} |")
+            f"{slope(r)} | {growth_at(r, common)} | {r['questions_asked']} ({r['distinct_questions']}) | "
+            f"{r['errors']} | {r['load_average_start'][0]} / {r['load_average_end'][0]} |")
     lines += ["", f"![server RSS over time]({section['chart']})", "",
               "Samples (minutes: RSS MB), every fifth sample and the last:", ""]
     for name, r in section["runs"].items():
