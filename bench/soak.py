@@ -525,12 +525,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="Write the run's JSON (or --collect's) here.")
     parser.add_argument("--collect", type=Path, nargs="+", default=None,
                         help="Merge these runs' JSON files into one report section (--out) and draw the chart.")
+    parser.add_argument("--note", action="append", default=[],
+                        help="With --collect: a sentence for the report about how the runs were made (repeatable).")
     parser.add_argument("--chart", type=Path, default=Path(__file__).resolve().parent / "soak-rss.png")
     args = parser.parse_args(argv)
     command = "python bench/soak.py " + " ".join(argv if argv is not None else sys.argv[1:])
     if args.collect:
         section = collect(args.collect)
         section["collected_by"] = command
+        section["notes"] = args.note
         section["chart"] = os.path.relpath(args.chart, Path(__file__).resolve().parent)
         if not chart(section, args.chart):
             section["chart_missing"] = "matplotlib is not installed: see the samples below"
