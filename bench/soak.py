@@ -27,6 +27,7 @@ import json
 import os
 import random
 import re
+import shlex
 import shutil
 import socket
 import subprocess
@@ -435,6 +436,9 @@ def chart(section: dict[str, Any], out: Path) -> bool:
         ax.plot(xs, ys, label=f"{name} ({run['minutes']:g} min)", linewidth=1.4)
     ax.axvline(max(r["warmup_s"] for r in section["runs"].values()) / 60, color="grey", linestyle=":",
                linewidth=1, label="end of warm-up")
+    first_name, first = next(iter(section["runs"].items()))
+    ax.axhline(first["rss_after_warmup_mb"] * (1 + section["target_pct"] / 100), color="grey", linestyle="--",
+               linewidth=1, label=f"target: {first_name} warm-up +{section['target_pct']:g}%")
     ax.set_xlabel("minutes since the load began")
     ax.set_ylabel("server RSS (MB)")
     ax.set_title("kgrag serve RSS under distinct answered questions (bench/soak.py)")
@@ -529,7 +533,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="With --collect: a sentence for the report about how the runs were made (repeatable).")
     parser.add_argument("--chart", type=Path, default=Path(__file__).resolve().parent / "soak-rss.png")
     args = parser.parse_args(argv)
-    command = "python bench/soak.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = "python bench/soak.py " + shlex.join(argv if argv is not None else sys.argv[1:])
     if args.collect:
         section = collect(args.collect)
         section["collected_by"] = command
