@@ -384,7 +384,7 @@ def write_report(results: dict[str, Any]) -> None:
         old = json.loads((REPO / "bench" / "REPORT.json").read_text())
     except (OSError, ValueError):
         old = {}
-    for key in MERGED:
+    for key in (*MERGED, "merged_by"):
         if key in old and key not in results:
             results[key] = old[key]
     (REPO / "bench" / "REPORT.json").write_text(json.dumps(results, indent=2) + "\n")
@@ -740,6 +740,8 @@ def render(results: dict[str, Any]) -> str:
                         f"{up['during_ingest']['p95_ms']} ms vs {up['idle']['p95_ms']} ms idle ({up['p95_ratio']}x)"
                         + ("" if up.get("complete", True) else ", ingest not finished"),
                         verdict(up["p95_ratio"], 2.0)))
+    if results.get("merged_by") and (soak or up):
+        lines += [f"The soak and upload sections were put into this report with `{results['merged_by']}`.", ""]
     at = lines.index("## Machine") + 6
     lines[at:at] = ["## Targets", "", "| target | limit | measured | verdict |", "|---|---|---|---|",
                   *[f"| {a} | {b} | {c} | {d} |" for a, b, c, d in targets], ""]
@@ -813,6 +815,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise SystemExit(f"--merge: {key!r} is not one of {MERGED}")
             results[key] = json.loads(Path(path).read_text())
         if args.merge:
+            import shlex
+
+            results["merged_by"] = "python bench/harness.py " + shlex.join(argv if argv is not None else sys.argv[1:])
             args.render.write_text(json.dumps(results, indent=2) + "\n")
         args.render.with_suffix(".md").write_text(render(results))
         if args.report:

@@ -497,10 +497,11 @@ def render_section(section: dict[str, Any]) -> list[str]:
     lines += ["", "Commands:", ""]
     lines += [f"- `{r['command']}` ({r['started']}, commit {r['commit']})" for r in section["runs"].values()]
     if section.get("collected_by"):
-        lines.append(f"- `{section['collected_by']}`")
-    notes = section.get("notes")
-    if notes:
-        lines += ["", *notes]
+        notes_elided = re.sub(r" --note ('(?:[^']|'\"'\"')*'|\S+)", " --note …", section["collected_by"])
+        lines.append(f"- `{notes_elided}` (each `--note …` is one of the paragraphs below; the full command "
+                     "is in the JSON's collected_by)")
+    for note in section.get("notes") or []:
+        lines += ["", note]
     return [*lines, ""]
 
 
@@ -551,6 +552,7 @@ def main(argv: list[str] | None = None) -> int:
     questions = question_source(corpus_questions(examples))
     load_start = [round(x, 2) for x in os.getloadavg()]
     started = time.strftime("%Y-%m-%d %H:%M:%S %Z")
+    commit = git_commit()  # what is checked out when the run starts (the code it runs)
     env: dict[str, str] = {}
     preload: bool | None = None
     if args.in_process:
@@ -576,7 +578,7 @@ def main(argv: list[str] | None = None) -> int:
                                   sample_every=args.sample_every)
     summary = {"allocator": "in-process" if args.in_process else args.allocator, "env": env,
                "allocator_mapped": preload, "minutes": args.minutes, **report.summary(),
-               "verdict": None, "started": started, "commit": git_commit(), "command": command,
+               "verdict": None, "started": started, "commit": commit, "command": command,
                "load_average_start": load_start, "load_average_end": [round(x, 2) for x in os.getloadavg()],
                "cores": os.cpu_count(), "query_threads": args.query_threads, "upload_threads": args.upload_threads}
     summary["verdict"] = level_verdict(summary)
