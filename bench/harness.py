@@ -741,7 +741,12 @@ def render(results: dict[str, Any]) -> str:
                         + ("" if up.get("complete", True) else ", ingest not finished"),
                         verdict(up["p95_ratio"], 2.0)))
     if results.get("merged_by") and (soak or up):
-        lines += [f"The soak and upload sections were put into this report with `{results['merged_by']}`.", ""]
+        import re
+
+        merged_by = re.sub(r" --merge-note ('(?:[^']|'\"'\"')*'|\S+)", " --merge-note …", results["merged_by"])
+        lines += [f"The soak and upload sections were put into this report with `{merged_by}`"
+                  + (" (each `--merge-note …` is a paragraph of its section; the full command is in the JSON's "
+                     "merged_by)." if merged_by != results["merged_by"] else "."), ""]
     at = lines.index("## Machine") + 6
     lines[at:at] = ["## Targets", "", "| target | limit | measured | verdict |", "|---|---|---|---|",
                   *[f"| {a} | {b} | {c} | {d} |" for a, b, c, d in targets], ""]
@@ -765,12 +770,12 @@ def upload_section(up: dict[str, Any]) -> list[str]:
     if up.get("complete", True):
         lines.append(f"The upload: {up.get('chunks')} chunks in {up.get('ingest_s')} s (stages {up.get('stage_s')}).")
     else:
-        lines.append(f"**Not finished**: stopped {up.get('ingest_s_so_far')} s into the ingest; the figures are "
-                     "the queries up to then.")
+        lines.append(f"**Ingest not finished** when these figures were taken, {up.get('ingest_s_so_far')} s into "
+                     "it: they cover the queries up to then.")
     lines += [f"Load average at start {up['load_average_start']}, at end {up['load_average_end']} "
               f"({up['cores']} cores).", ""]
-    if up.get("notes"):
-        lines += [*up["notes"], ""]
+    for note in up.get("notes") or []:
+        lines += [note, ""]
     return [*lines, f"Command: `{up['command']}`", ""]
 
 
@@ -803,6 +808,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render", type=Path, default=None, help="only re-render this JSON file to Markdown")
     ap.add_argument("--merge", nargs="+", default=[], metavar="KEY=JSON",
                     help=f"with --render: put these JSON files into it first, under KEY (one of {', '.join(MERGED)})")
+    ap.add_argument("--merge-note", action="append", default=[], metavar="KEY=TEXT",
+                    help="with --merge: a paragraph for that merged section (how it was measured)")
     args = ap.parse_args(argv)
     if args.cmd == "serve":
         serve(args.home, args.port)
@@ -814,6 +821,11 @@ def main(argv: list[str] | None = None) -> int:
             if key not in MERGED:
                 raise SystemExit(f"--merge: {key!r} is not one of {MERGED}")
             results[key] = json.loads(Path(path).read_text())
+        for item in args.merge_note:
+            key, _, text = item.partition("=")
+            if key not in MERGED or key not in results:
+                raise SystemExit(f"--merge-note: no merged section {key!r}")
+            results[key].setdefault("notes", []).append(text)
         if args.merge:
             import shlex
 
