@@ -8,6 +8,12 @@ bench/REPORT.md, the committed copy; a test checks the two agree).
     HF_HUB_OFFLINE=1 python bench/harness.py --chunks 10000 100000 --report   # the full run
     HF_HUB_OFFLINE=1 python bench/harness.py --quick --out bench/out/quick.json  # 10k only, a few minutes
     python bench/harness.py --render bench/out/perf.json                      # JSON -> Markdown again
+    python bench/harness.py --render bench/REPORT.json --report --merge soak=bench/out/soak.json \
+        upload_latency=bench/out/upload50.json   # add bench/soak.py's and bench/ingest_query_latency.py's JSON
+
+The soak (bench/soak.py) and the upload-latency bench (bench/ingest_query_latency.py) run on their own;
+--merge puts their JSON into REPORT.json under "soak" and "upload_latency", and a full run keeps those
+sections (each says when and at which commit it was measured).
 
 How the corpora are made (and what is reused), so the numbers can be read honestly:
 
@@ -368,8 +374,19 @@ def graph_replicated(home: Path, base_home: Path, base_graph: dict[str, Any], ch
             "file_bytes": report.file_bytes}
 
 
+MERGED = ("soak", "upload_latency")
+"""REPORT.json sections written by other benches (--merge); a full harness run keeps them."""
+
+
 def write_report(results: dict[str, Any]) -> None:
     """bench/REPORT.md with the JSON it is rendered from beside it, so the committed figures can be re-derived."""
+    try:
+        old = json.loads((REPO / "bench" / "REPORT.json").read_text())
+    except (OSError, ValueError):
+        old = {}
+    for key in (*MERGED, "merged_by"):
+        if key in old and key not in results:
+            results[key] = old[key]
     (REPO / "bench" / "REPORT.json").write_text(json.dumps(results, indent=2) + "\n")
     (REPO / "bench" / "REPORT.md").write_text(render(results))
 
@@ -701,10 +718,65 @@ def render(results: dict[str, Any]) -> str:
             if size == "100000" or len(results["corpora"]) == 1:
                 targets.append((f"serving RSS at {size}", "<= 2048 MB", f"{h['rss_peak_mb']} MB",
                                 verdict(h["rss_peak_mb"], 2048)))
+    soak = results.get("soak")
+    if soak:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("bench_soak_render", REPO / "bench" / "soak.py")
+        assert spec and spec.loader
+        soak_module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = soak_module  # dataclasses look their module up there
+        spec.loader.exec_module(soak_module)
+        lines += soak_module.render_section(soak)
+        for name, run in soak["runs"].items():
+            targets.append((f"soak RSS levels off ({name}, {run['minutes']:g} min)",
+                            f"end within {soak['target_pct']:g}% of warm-up",
+                            f"{run['rss_after_warmup_mb']} -> {run['rss_end_mb']} MB ({run['rss_growth_pct']:+}%)",
+                            soak_module.level_verdict(run)))
+    up = results.get("upload_latency")
+    if up:
+        lines += upload_section(up)
+        targets.append((f"query p95 during a {up['document_mb']:g} MB upload", "<= 2x idle p95",
+                        f"{up['during_ingest']['p95_ms']} ms vs {up['idle']['p95_ms']} ms idle ({up['p95_ratio']}x)"
+                        + ("" if up.get("complete", True) else ", ingest not finished"),
+                        verdict(up["p95_ratio"], 2.0)))
+    if results.get("merged_by") and (soak or up):
+        import re
+
+        merged_by = re.sub(r" --merge-note ('(?:[^']|'\"'\"')*'|\S+)", " --merge-note …", results["merged_by"])
+        lines += [f"The soak and upload sections were put into this report with `{merged_by}`"
+                  + (" (each `--merge-note …` is a paragraph of its section; the full command is in the JSON's "
+                     "merged_by)." if merged_by != results["merged_by"] else "."), ""]
     at = lines.index("## Machine") + 6
     lines[at:at] = ["## Targets", "", "| target | limit | measured | verdict |", "|---|---|---|---|",
                   *[f"| {a} | {b} | {c} | {d} |" for a, b, c, d in targets], ""]
     return "\n".join(lines) + "\n"
+
+
+def upload_section(up: dict[str, Any]) -> list[str]:
+    """bench/ingest_query_latency.py's JSON as Markdown."""
+    idle, busy = up["idle"], up["during_ingest"]
+    lines = [f"## Query latency during a {up['document_mb']:g} MB upload", "",
+             f"In-process dense + BM25 queries, no rerank, one a second on a fixed schedule (timed from when each "
+             f"was due), first idle, then while one {up['document_mb']:g} MB document ingests on another thread "
+             f"(bench/ingest_query_latency.py; measured {up['started']}).", "",
+             "| phase | queries | p50 ms | p95 ms | max ms | load avg (1 min) mean / max |",
+             "|---|---:|---:|---:|---:|---|",
+             f"| idle | {idle['queries']} | {idle['p50_ms']} | {idle['p95_ms']} | - | "
+             f"{up['load_1m_idle_phase']['mean']} / {up['load_1m_idle_phase']['max']} |",
+             f"| during the upload | {busy['queries']} | {busy['p50_ms']} | {busy['p95_ms']} | {busy['max_ms']} | "
+             f"{up['load_1m_during_ingest']['mean']} / {up['load_1m_during_ingest']['max']} |", "",
+             f"p95 ratio **{up['p95_ratio']}x** (target <= 2x): {up['verdict']}."]
+    if up.get("complete", True):
+        lines.append(f"The upload: {up.get('chunks')} chunks in {up.get('ingest_s')} s (stages {up.get('stage_s')}).")
+    else:
+        lines.append(f"**Ingest not finished** when these figures were taken, {up.get('ingest_s_so_far')} s into "
+                     "it: they cover the queries up to then.")
+    lines += [f"Load average at start {up['load_average_start']}, at end {up['load_average_end']} "
+              f"({up['cores']} cores).", ""]
+    for note in up.get("notes") or []:
+        lines += [note, ""]
+    return [*lines, f"Command: `{up['command']}`", ""]
 
 
 # -- main --------------------------------------------------------------------------------------------
@@ -734,12 +806,31 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=OUT / "perf.json")
     ap.add_argument("--report", action="store_true", help="also copy the Markdown to bench/REPORT.md")
     ap.add_argument("--render", type=Path, default=None, help="only re-render this JSON file to Markdown")
+    ap.add_argument("--merge", nargs="+", default=[], metavar="KEY=JSON",
+                    help=f"with --render: put these JSON files into it first, under KEY (one of {', '.join(MERGED)})")
+    ap.add_argument("--merge-note", action="append", default=[], metavar="KEY=TEXT",
+                    help="with --merge: a paragraph for that merged section (how it was measured)")
     args = ap.parse_args(argv)
     if args.cmd == "serve":
         serve(args.home, args.port)
         return 0
     if args.render:
         results = json.loads(args.render.read_text())
+        for item in args.merge:
+            key, _, path = item.partition("=")
+            if key not in MERGED:
+                raise SystemExit(f"--merge: {key!r} is not one of {MERGED}")
+            results[key] = json.loads(Path(path).read_text())
+        for item in args.merge_note:
+            key, _, text = item.partition("=")
+            if key not in MERGED or key not in results:
+                raise SystemExit(f"--merge-note: no merged section {key!r}")
+            results[key].setdefault("notes", []).append(text)
+        if args.merge:
+            import shlex
+
+            results["merged_by"] = "python bench/harness.py " + shlex.join(argv if argv is not None else sys.argv[1:])
+            args.render.write_text(json.dumps(results, indent=2) + "\n")
         args.render.with_suffix(".md").write_text(render(results))
         if args.report:
             write_report(results)

@@ -62,3 +62,27 @@ def test_the_parser_overhead_report_is_rendered_from_its_json() -> None:
     assert (REPO_ROOT / "bench" / "PARSER.md").read_text() == parser.render(report), \
         "bench/PARSER.md was edited or is stale: python bench/parser_overhead.py --render"
     assert {r["file"].rsplit(".", 1)[-1] for r in report["documents"]} >= {"md", "txt", "html", "docx", "pdf"}
+
+
+def test_the_soak_and_upload_latency_sections_are_in_the_report_with_their_commands() -> None:
+    """Issue 28: the soak's RSS curve and the 50 MB upload's p95 are in bench/REPORT.md, from the JSON."""
+    results = json.loads((REPO_ROOT / "bench" / "REPORT.json").read_text())
+    rendered = _harness().render(results)
+    soak, upload = results["soak"], results["upload_latency"]
+    assert "glibc" in soak["runs"] and soak["runs"]["glibc"]["minutes"] >= 30
+    for name, run in soak["runs"].items():
+        assert run["errors"] == 0, name
+        assert run["distinct_questions"] == run["questions_asked"] > 0, name  # no question asked twice
+        assert len(run["samples"]) >= 2 * run["minutes"], name  # a curve, not two points
+        assert f"soak RSS levels off ({name}" in rendered and run["command"] in rendered
+    assert (REPO_ROOT / "bench" / soak["chart"]).is_file()
+    assert upload["document_mb"] >= 50 and upload["command"] in rendered
+    assert "query p95 during a 50 MB upload" in rendered
+
+
+def test_soak_questions_are_all_different() -> None:
+    soak = _bench("soak")
+    questions = soak.corpus_questions(REPO_ROOT / "examples")
+    assert len(questions) == len(set(questions)) >= 5000
+    nth = soak.question_source(questions[:100])
+    assert len({nth(n) for n in range(1000)}) == 1000
