@@ -35,7 +35,7 @@ from kgrag.api.schemas import (
     UsageOut,
 )
 from kgrag.core.errors import GraphMissingError, InvalidInputError
-from kgrag.core.settings import Settings
+from kgrag.core.settings import ApiSettings, Settings
 from kgrag.core.text import control_char
 from kgrag.core.types import DocumentStatus
 from kgrag.ingest.chunking import join_chunks
@@ -68,18 +68,32 @@ def check_limits(body: QueryRequest, settings: Settings) -> None:
         raise InvalidInputError(f"the query has {count} filters, over the limit of {api.max_filters}",
                                 fix="filter on fewer values (e.g. one metadata key instead of many document ids), "
                                 "or raise KGRAG_API__MAX_FILTERS")
-    if len(body.conversation) + 1 > api.max_messages:
-        raise InvalidInputError(f"the conversation has {len(body.conversation) + 1} turns, over the limit of "
-                                f"{api.max_messages}", fix="send only the recent turns, or raise "
-                                "KGRAG_API__MAX_MESSAGES")
-    chars = len(body.question) + sum(len(t.text) for t in body.conversation)
-    if body.conversation and chars > api.max_chat_chars:
-        raise InvalidInputError(f"the conversation holds {chars} characters of text, over the limit of "
-                                f"{api.max_chat_chars}", fix="send only the recent turns, or raise "
-                                "KGRAG_API__MAX_CHAT_CHARS")
+    if body.conversation:
+        check_conversation(len(body.conversation) + 1,
+                           len(body.question) + sum(len(t.text) for t in body.conversation), api)
     if body.top_k is not None and body.top_k > api.max_top_k:
         raise InvalidInputError(f"top_k {body.top_k} is over the limit of {api.max_top_k}",
                                 fix=f"ask for at most {api.max_top_k} passages (api.max_top_k)")
+
+
+def check_conversation(messages: int, chars: int, api: ApiSettings) -> None:
+    """Every message is parsed and held while the request runs (chat's messages, a query's conversation):
+    the count and the total text are bounded before anything reaches the retrievers or the answerer."""
+    if messages > api.max_messages:
+        raise InvalidInputError(f"the conversation has {messages} messages, over the limit of "
+                                f"{api.max_messages}", fix="send only the recent turns (kgrag answers the last user "
+                                "message), or raise KGRAG_API__MAX_MESSAGES")
+    if chars > api.max_chat_chars:
+        raise InvalidInputError(f"the messages hold {chars} characters of text, over the limit of "
+                                f"{api.max_chat_chars}", fix="send only the recent turns, or raise "
+                                "KGRAG_API__MAX_CHAT_CHARS")
+
+
+def standalone_of(turns: list[Turn], res: Resources) -> Standalone:
+    """The last user turn as a standalone question: rewritten by the answer model when there is one, else by
+    the earlier turns' entities (retrieval.conversation)."""
+    llm = res.answerer if isinstance(res.answerer, TextModel) else None
+    return standalone_question(turns, nlp=res.runtime.spacy(), llm=llm)
 
 
 def standalone_request(body: QueryRequest, res: Resources) -> tuple[QueryRequest, Standalone | None]:
@@ -88,8 +102,7 @@ def standalone_request(body: QueryRequest, res: Resources) -> tuple[QueryRequest
         return body, None
     check_limits(body, res.settings)
     turns = [Turn(t.role, t.text) for t in body.conversation if t.text.strip()]
-    llm = res.answerer if isinstance(res.answerer, TextModel) else None
-    standalone = standalone_question([*turns, Turn("user", body.question)], nlp=res.runtime.spacy(), llm=llm)
+    standalone = standalone_of([*turns, Turn("user", body.question)], res)
     return body.model_copy(update={"question": standalone.question, "conversation": []}), standalone
 
 

@@ -18,16 +18,15 @@ from typing import Any, Literal
 
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
-from kgrag.api.deps import Authorized, Resources, ResourcesDep
+from kgrag.api.deps import Authorized, ResourcesDep
 from kgrag.api.openapi import COMMON, errors
 from kgrag.api.problems import problem, problem_for
 from kgrag.api.schemas import CitationOut, QueryRequest, RewriteOut, UsageOut
-from kgrag.api.service import retrieve, usage_of
+from kgrag.api.service import check_conversation, retrieve, standalone_of, usage_of
 from kgrag.core.errors import InvalidInputError, KgragError
-from kgrag.core.settings import ApiSettings
-from kgrag.retrieval.answer import Answer, Citation, TextModel
+from kgrag.retrieval.answer import Answer, Citation
 from kgrag.retrieval.answer.grounded import answer_stream, grounded_answer
-from kgrag.retrieval.conversation import Standalone, Turn, standalone_question
+from kgrag.retrieval.conversation import Turn
 from pydantic import BaseModel, ConfigDict, Field
 
 log = logging.getLogger("kgrag.api")
@@ -99,20 +98,6 @@ class ModelList(BaseModel):
     data: list[ModelOut]
 
 
-def check_chat_limits(body: ChatRequest, api: ApiSettings) -> None:
-    """Every message is parsed and held while the request runs:
-    the count and the total text are bounded before anything reaches the retrievers or the answerer."""
-    if len(body.messages) > api.max_messages:
-        raise InvalidInputError(f"the conversation has {len(body.messages)} messages, over the limit of "
-                                f"{api.max_messages}", fix="send only the recent turns (kgrag answers the last user "
-                                "message), or raise KGRAG_API__MAX_MESSAGES")
-    total = sum(len(m.text()) for m in body.messages)
-    if total > api.max_chat_chars:
-        raise InvalidInputError(f"the messages hold {total} characters of text, over the limit of "
-                                f"{api.max_chat_chars}", fix="send only the recent turns, or raise "
-                                "KGRAG_API__MAX_CHAT_CHARS")
-
-
 def turns_of(body: ChatRequest) -> list[Turn]:
     """The user and assistant turns with text (system and tool messages say nothing about the corpus)."""
     turns = [Turn("user" if m.role == "user" else "assistant", m.text()) for m in body.messages
@@ -121,12 +106,6 @@ def turns_of(body: ChatRequest) -> list[Turn]:
         raise InvalidInputError("the conversation has no user message with text to answer",
                                 fix='end `messages` with {"role": "user", "content": "your question"}')
     return turns
-
-
-def standalone_of(body: ChatRequest, res: Resources) -> Standalone:
-    """The last user turn as a standalone question: rewritten by the answer model when there is one."""
-    llm = res.answerer if isinstance(res.answerer, TextModel) else None
-    return standalone_question(turns_of(body), nlp=res.runtime.spacy(), llm=llm)
 
 
 def sources_text(citations: tuple[Citation, ...] | list[Citation]) -> str:
@@ -160,8 +139,8 @@ def _chunk(cid: str, created: int, model: str, delta: dict[str, Any], finish: st
 def chat_completions(body: ChatRequest, res: ResourcesDep) -> ChatCompletion | StreamingResponse:
     """Answer the last user message from the documents, with citations [n]; OpenAI's wire format. A
     follow-up is first rewritten into the standalone question it stands for (``standalone_question``)."""
-    check_chat_limits(body, res.settings.api)
-    standalone = standalone_of(body, res)
+    check_conversation(len(body.messages), sum(len(m.text()) for m in body.messages), res.settings.api)
+    standalone = standalone_of(turns_of(body), res)
     result, decision = retrieve(QueryRequest(question=standalone.question), res)
     cid = f"chatcmpl-{uuid.uuid4().hex}"
     created = int(time.time())
