@@ -114,7 +114,7 @@ def subject_variants(subject: str, opening: str = "") -> tuple[str, ...]:
         out.append(" ".join(words[1:]))
     elif len(words) >= 3 and all(w[0].isupper() for w in words) and not any(w.lower() in _LINKERS for w in words):
         out.append(f"{words[0]} {words[-1]}")
-        if _PERSON.match(opening[len(subject):] if opening.startswith(subject) else _after(opening, subject)):
+        if _PERSON.match(_after(opening, subject, words[-1])):
             out += [f"{w} {words[-1]}" for w in words[1:-1]]
     return tuple(dict.fromkeys(out + list(stated_names(opening))))
 
@@ -146,8 +146,10 @@ def stated_names(opening: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _after(opening: str, subject: str) -> str:
-    """The opening's text after the subject's last word (the subject was cleaned of asides)."""
-    last = subject.replace('"', " ").split()[-1] if subject.split() else ""
+def _after(opening: str, subject: str, last: str) -> str:
+    """The opening's text after the subject: after the subject itself when the opening starts with it, else
+    after the first place its last word is written (the subject was cleaned of asides)."""
+    if opening.startswith(subject):
+        return opening[len(subject):]
     at = opening.find(last)
-    return opening[at + len(last):] if last and at >= 0 else ""
+    return opening[at + len(last):] if at >= 0 else ""
