@@ -179,8 +179,9 @@ class GraphSettings(BaseModel):
     )
     lead_tiers: list[int] = Field(
         default=[2, 5],
-        description="The graph's leading tiers: [2, 5] puts its first 2 hits first, then its first 5, each tier "
-                    "in fused order (dense and BM25 order the graph's picks). [] : the graph never leads.",
+        description="The graph's leading tiers, counted in documents: [2, 5] puts the chunks of its first 2 "
+                    "documents first, then those of its first 5, each tier in fused order (dense and BM25 order the "
+                    "graph's picks). [] : the graph never leads.",
     )
     lead_min_share: float = Field(
         default=0.3, ge=0.0, le=1.0,

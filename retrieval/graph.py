@@ -91,10 +91,11 @@ class GraphRetriever:
         # A fresh graph cites only live chunks (every change bumps the corpus version), so the SQL
         # check is needed only for filters or a stale graph; the pipeline re-fetches chunks anyway.
         check = bool(status.reason) or not query.filters.empty
-        hits = self._hits(graph, linked, query, timings, check=check)
+        hits, documents = self._hits(graph, linked, query, timings, check=check)
         timings["total"] = time.perf_counter() - t0
         lead, shared = lead_tiers(linked, self.settings)
-        lead = strong_tiers(lead, hits, self.settings.lead_min_share)
+        lead = strong_tiers(tiers_in_hits(lead, [documents[h.chunk_id] for h in hits]), hits,
+                            self.settings.lead_min_share)
         explanation["fusion_weight"]["leads"] = min(max(lead, default=0), len(hits))
         if shared:
             explanation["fusion_weight"]["shared_with_agreement"] = shared
@@ -109,7 +110,8 @@ class GraphRetriever:
                                   f"now at {current}): run `kgrag graph build`")
 
     def _hits(self, graph: LoadedGraph, linked: list[LinkedEntity], query: Query,
-              timings: dict[str, float], *, check: bool) -> tuple[Hit, ...]:
+              timings: dict[str, float], *, check: bool) -> tuple[tuple[Hit, ...], dict[int, int]]:
+        """The ranked hits, and each hit chunk's document node (a chunk of no document node: its own key)."""
         t0 = time.perf_counter()
         limit = max(query.k, 1) * OVERFETCH
         while True:
@@ -141,7 +143,8 @@ class GraphRetriever:
             for rank, (col, cid, s) in enumerate(keep, 1)
         )
         timings.update({"traverse": t1 - t0, "filter": t2 - t1, "hops": t3 - t2, "explain": time.perf_counter() - t3})
-        return hits
+        documents = {cid: home if (home := graph.home_of_chunk(col)) >= 0 else -1 - col for col, cid, _ in keep}
+        return hits, documents
 
 
     def _similarity(self, graph: LoadedGraph, query: Query) -> Similarity:
@@ -243,6 +246,17 @@ def lead_tiers(linked: list[LinkedEntity], settings: GraphSettings) -> tuple[tup
     if confidence >= settings.lead_confidence:
         return tiers, 0
     return (tiers, settings.lead_shared_top) if settings.lead_shared_top else ((), 0)
+
+
+def tiers_in_hits(tiers: tuple[int, ...], documents: Sequence[int]) -> tuple[int, ...]:
+    """Tiers counted in documents, as hit counts: tier n ends before the hit of the (n+1)-th document.
+
+    The graph scores every chunk of a document it reached alike (home scoring), so its list runs in
+    blocks of one document's chunks; counted in chunks, "the first 2" was often one long document
+    twice and the chain's second document never led (on 2Wiki, a passage of five chunks)."""
+    seen: set[int] = set()
+    starts = [i for i, d in enumerate(documents) if not (d in seen or seen.add(d))]
+    return tuple(starts[n] if n < len(starts) else len(documents) for n in tiers)
 
 
 def strong_tiers(tiers: tuple[int, ...], hits: Sequence[Hit], min_share: float) -> tuple[int, ...]:

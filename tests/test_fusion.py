@@ -8,7 +8,7 @@ from kgrag.core.types import Hit
 from kgrag.kg.linking import LinkedEntity
 from kgrag.retrieval.base import RetrievalResult, StageStatus
 from kgrag.retrieval.fusion import FusedHit, agreed, lead_with, reciprocal_rank_fusion
-from kgrag.retrieval.graph import lead_tiers, strong_tiers
+from kgrag.retrieval.graph import lead_tiers, strong_tiers, tiers_in_hits
 from kgrag.retrieval.pipeline import leading_tiers
 
 
@@ -151,3 +151,13 @@ def test_the_graph_s_later_tiers_end_where_its_scores_thin_out() -> None:
     assert strong_tiers((2, 5), hits, 0.0) == (2, 5)
     assert strong_tiers((2, 5), hits, 0.95) == (2, 2)  # the first tier is kept whole
     assert strong_tiers((), hits, 0.3) == ()
+
+
+def test_the_graph_s_tiers_count_documents_not_chunks() -> None:
+    """Home scoring gives every chunk of a reached document one score, so the graph's list runs in blocks:
+    document 10's three chunks, then 20's two, then 30's. "The first 2" must reach document 20."""
+    documents = [10, 10, 10, 20, 20, 30, 40]
+    assert tiers_in_hits((2, 5), documents) == (5, 7)  # fewer than 5 documents: the whole list
+    assert tiers_in_hits((1, 3), documents) == (3, 6)
+    assert tiers_in_hits((2, 5), [1, 2, 3, 4, 5, 6]) == (2, 5)  # one chunk each: as counted before
+    assert tiers_in_hits((), documents) == ()

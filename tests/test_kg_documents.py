@@ -25,7 +25,7 @@ from kgrag.kg.graphfile import DOCUMENT, MENTIONS_DOCUMENT, document_node, read_
 from kgrag.kg.holder import load_graph
 from kgrag.kg.linking import LinkedEntity
 from kgrag.retrieval.base import Query
-from kgrag.retrieval.graph import build_graph_retriever, fusion_weight, strong_tiers
+from kgrag.retrieval.graph import build_graph_retriever, fusion_weight, strong_tiers, tiers_in_hits
 from kgrag.retrieval.maintenance import publish_bm25
 from kgrag.retrieval.pipeline import build_pipeline
 from typer.testing import CliRunner
@@ -136,7 +136,9 @@ def test_a_title_link_reaches_a_document_ner_cannot_see_and_explains_the_chain(
     # a title one document writes: the graph leads the fused list with its hits (retrieval.fusion.lead_with)
     # (its later tier ends where the graph's scores fall below lead_min_share of its best)
     settings = runtime.settings.graph
-    assert result.lead == strong_tiers(tuple(settings.lead_tiers), result.hits, settings.lead_min_share)
+    one_chunk_each = [h.chunk_id for h in result.hits]  # every document here is one chunk
+    assert result.lead == strong_tiers(tiers_in_hits(tuple(settings.lead_tiers), one_chunk_each), result.hits,
+                                       settings.lead_min_share)
     assert result.lead[0] == settings.lead_tiers[0] and result.lead_shared == 0  # sure: it leads alone
     assert result.explanation["fusion_weight"] == {"weight": result.weight, "basis": "title",
                                                    "leads": min(max(result.lead), len(result.hits))}
