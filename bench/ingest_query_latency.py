@@ -3,6 +3,7 @@
     python bench/ingest_query_latency.py               # a 2 MB document (a minute or two on 2 cores)
     python bench/ingest_query_latency.py --size-mb 50  # the issue's case (long: ~70k chunks to embed)
     python bench/ingest_query_latency.py --one-line    # the text as one line (no paragraph breaks)
+    python bench/ingest_query_latency.py --yield-s 0   # ingestion never waits for queries (core/priority.py off)
     python bench/ingest_query_latency.py --size-mb 50 --out bench/out/upload50.json  # also write the JSON
     python bench/harness.py --render bench/REPORT.json --report  # after copying it into REPORT.json's "upload_latency"
 
@@ -36,7 +37,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from kgrag.core.runtime import Runtime  # noqa: E402
-from kgrag.core.settings import RerankSettings, RetrievalSettings, Settings  # noqa: E402
+from kgrag.core.settings import IngestSettings, RerankSettings, RetrievalSettings, Settings  # noqa: E402
 from kgrag.ingest.loaders import load_text  # noqa: E402
 from kgrag.ingest.pipeline import Ingestor  # noqa: E402
 from kgrag.retrieval.pipeline import build_pipeline  # noqa: E402
@@ -140,7 +141,7 @@ def summary(idle: list[float], busy: list[float], result: dict[str, object]) -> 
     }
 
 
-def run(size_mb: float, one_line: bool, idle_queries: int, interval: float,
+def run(size_mb: float, one_line: bool, idle_queries: int, interval: float, yield_s: float,
         partial: Callable[[dict[str, object]], None] = lambda _r: None) -> dict[str, object]:
     """``partial`` gets the figures so far every 300 queries of the busy phase (a long run stopped early
     still leaves its numbers, marked incomplete)."""
@@ -150,7 +151,8 @@ def run(size_mb: float, one_line: bool, idle_queries: int, interval: float,
         settings = Settings(_env_file=None, home=Path(home), rerank=RerankSettings(enabled=False),
                             retrieval=RetrievalSettings(signals=("dense", "bm25")))
         with Runtime(settings) as rt:
-            ingestor = Ingestor(rt.store, rt.checked_embedder(), settings.chunking, settings.embedding)
+            ingestor = Ingestor(rt.store, rt.checked_embedder(), settings.chunking, settings.embedding,
+                                IngestSettings(yield_to_queries_s=yield_s), activity=rt.activity)
             ingestor.ingest_paths([REPO / "examples"])
             with build_pipeline(rt, builder=True) as pipeline, ThreadPoolExecutor(max_workers=4) as clients:
                 ask = lambda q: pipeline.run(q, rerank=False)  # noqa: E731
@@ -165,7 +167,8 @@ def run(size_mb: float, one_line: bool, idle_queries: int, interval: float,
                 text = big_text(int(size_mb * 1024 * 1024), one_line=one_line)
                 doc = load_text(text, source="bench:big", title="A large upload")
                 done = threading.Event()
-                result: dict[str, object] = {"document_mb": size_mb, "one_line": one_line}
+                result: dict[str, object] = {"document_mb": size_mb, "one_line": one_line,
+                                             "yield_to_queries_s": yield_s}
 
                 def ingest() -> None:
                     t0 = time.perf_counter()
@@ -211,6 +214,8 @@ def main() -> None:
     parser.add_argument("--one-line", action="store_true", help="no paragraph breaks in the document")
     parser.add_argument("--idle-queries", type=int, default=60)
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between queries (open loop)")
+    parser.add_argument("--yield-s", type=float, default=IngestSettings().yield_to_queries_s,
+                        help="KGRAG_INGEST__YIELD_TO_QUERIES_S for the upload (0: it never waits for queries)")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = parser.parse_args()
     def write(result: dict[str, object]) -> None:
@@ -218,7 +223,7 @@ def main() -> None:
             args.out.parent.mkdir(parents=True, exist_ok=True)
             args.out.write_text(json.dumps(result, indent=2) + "\n")
 
-    result = run(args.size_mb, args.one_line, args.idle_queries, args.interval, partial=write)
+    result = run(args.size_mb, args.one_line, args.idle_queries, args.interval, args.yield_s, partial=write)
     print(json.dumps(result, indent=2))
     write(result)
 

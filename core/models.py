@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 from kgrag.core.errors import ModelUnavailableError
+from kgrag.core.priority import QueryActivity
 from kgrag.core.settings import PACKAGED_EMBEDDING_MODEL, EmbeddingSettings
 
 
@@ -97,18 +98,22 @@ class Embedder:
             )
         return [tuple(span) for span in enc["offset_mapping"]]
 
-    def encode(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+    def encode(self, texts: Sequence[str], *, batch_size: int = 64, defer_to: QueryActivity | None = None,
+               defer_s: float = 0.0) -> np.ndarray:
         """L2-normalised float32 embeddings, shape (len(texts), dim).
 
         The model is taken one batch at a time (at most ``yield_every`` texts), and queries waiting
         for it go first: a document of thousands of chunks used to hold the lock for minutes while
-        every query queued behind it.
+        every query queued behind it. ``defer_to``: bulk work (ingestion) also waits, up to ``defer_s``
+        per batch, while a query is anywhere in flight (core.priority).
         """
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         step = max(1, min(batch_size, self.yield_every))
         for start in range(0, len(texts), step):
+            if defer_to is not None and defer_s > 0:
+                defer_to.wait_until_idle(defer_s)
             self._let_queries_go_first()
             with self._lock:
                 out[start : start + step] = self._encode_locked(texts[start : start + step], step)

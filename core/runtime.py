@@ -18,6 +18,7 @@ from kgrag.core.artifacts import ArtifactStore
 from kgrag.core.db import Database, check_embedding_model
 from kgrag.core.models import Embedder, embedding_dim_without_loading, load_embedder, numpy_folder
 from kgrag.core.nlp import load_spacy
+from kgrag.core.priority import QueryActivity
 from kgrag.core.sandbox import PARSER_MODULES, Sandbox
 from kgrag.core.settings import Settings
 from kgrag.core.store import Store
@@ -38,6 +39,8 @@ class Runtime:
         self._dim_checked = False
         self._shared_lock = threading.Lock()
         self._shared: dict[Hashable, tuple[threading.Lock, list[Any]]] = {}
+        self.activity = QueryActivity()
+        """This process's queries in flight: its pipelines count themselves, its ingestors wait for them."""
 
     @cached_property
     def embedder(self) -> Embedder:

@@ -111,6 +111,12 @@ class IngestSettings(BaseModel):
         description="Most a .docx entry may expand over its compressed size (Word's XML compresses about "
                     "5-20x; a zip bomb 1000x).",
     )
+    yield_to_queries_s: float = Field(
+        default=1.0, ge=0.0,
+        description="Most seconds ingestion's embedding waits, before each few texts, while a query is in flight "
+                    "in the same process (core/priority.py): queries keep the cores, and a steady stream of "
+                    "them still lets an upload move. 0: ingestion never waits for queries.",
+    )
 
 
 ExtractionMode = Literal["entities", "syntax"]

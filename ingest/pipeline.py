@@ -23,6 +23,7 @@ import numpy as np
 from kgrag.core.errors import ConfigError, DatabaseUnavailableError, IngestError, KgragError
 from kgrag.core.executor import RayWorker, in_order, ray_session, start_actors, stop_actors
 from kgrag.core.models import Embedder, load_embedder
+from kgrag.core.priority import QueryActivity
 from kgrag.core.runtime import Runtime
 from kgrag.core.sandbox import Sandbox
 from kgrag.core.settings import ChunkingSettings, EmbeddingSettings, ExecutorSettings, IngestSettings
@@ -85,11 +86,13 @@ class Ingestor:
         self, store: Store, embedder: Embedder, chunking: ChunkingSettings, embedding: EmbeddingSettings,
         limits: IngestSettings | None = None, *, allow_duplicates: bool = False,
         executor: ExecutorSettings | None = None, sandbox: Sandbox | None = None,
+        activity: QueryActivity | None = None,
     ) -> None:
         """``allow_duplicates``: store a document even when another source holds the same bytes.
         ``sandbox``: where files are parsed (None: in this process; the server and the CLI pass the runtime's).
         ``executor``: kind ``ray`` embeds on Ray actors that load ``embedding.model`` themselves, so
-        it must name the model of ``embedder`` (which still counts tokens for chunking here)."""
+        it must name the model of ``embedder`` (which still counts tokens for chunking here).
+        ``activity``: the process's queries in flight, which the embedding step waits for (core.priority)."""
         # Room for [CLS] and [SEP]: a chunk at `size` tokens must still fit the model window whole.
         if chunking.size > embedder.max_tokens - 2:
             raise ConfigError(
@@ -103,6 +106,7 @@ class Ingestor:
         self.limits = limits or IngestSettings()
         self.max_file_bytes = self.limits.max_file_bytes
         self.sandbox = sandbox
+        self.activity = activity
         self.ingest_key = ingest_key(embedder.name, chunking)
         self.batch_size = embedding.batch_size
         self.embedding = embedding
@@ -118,7 +122,8 @@ class Ingestor:
         """``executor`` overrides the settings' (the CLI's --executor)."""
         s = rt.settings
         return cls(rt.store, rt.checked_embedder(), s.chunking, s.embedding, s.ingest,
-                   allow_duplicates=allow_duplicates, executor=executor or s.executor, sandbox=rt.sandbox)
+                   allow_duplicates=allow_duplicates, executor=executor or s.executor, sandbox=rt.sandbox,
+                   activity=rt.activity)
 
     def parse(self, data: bytes, *, source: str, suffix: str, default_title: str) -> LoadedDocument:
         """A file's bytes as a document, parsed in the sandbox when there is one. Every failure is an
@@ -266,7 +271,8 @@ class Ingestor:
         """
         if self._ray is None:
             for batch in batches:
-                yield batch, self.embedder.encode(_texts(batch), batch_size=self.batch_size)
+                yield batch, self.embedder.encode(_texts(batch), batch_size=self.batch_size, defer_to=self.activity,
+                                                  defer_s=self.limits.yield_to_queries_s)
             return
         ray, actors = self._ray
         step = max(1, min(self.batch_size, self.embedding.yield_every))

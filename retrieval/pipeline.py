@@ -20,6 +20,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from kgrag.core.errors import InvalidInputError, KgragError, RetrievalFailedError
+from kgrag.core.priority import QueryActivity
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import Settings
 from kgrag.core.store import Store
@@ -53,9 +54,12 @@ class QueryPipeline:
         default_signals: Sequence[str] | None = None,
         max_workers: int = 8,
         llm: TextModel | None = None,
+        activity: QueryActivity | None = None,
     ) -> None:
         """``default_signals``: what a query gets when it names none (default settings.retrieval.signals).
-        ``llm``: writes the extra queries of the enabled query stages (required when one is enabled)."""
+        ``llm``: writes the extra queries of the enabled query stages (required when one is enabled).
+        ``activity``: where each run counts itself in flight, so ingestion in this process waits (core.priority)."""
+        self.activity = activity or QueryActivity()
         self.stages = enabled_stages(settings)
         if self.stages and llm is None:
             raise ValueError(f"query stages {self.stages} need an llm (build_pipeline refuses with the fix)")
@@ -101,6 +105,11 @@ class QueryPipeline:
         rerank: bool = True,
     ) -> PipelineResult:
         """``rerank=False`` skips the cross-encoder for this query (its status says so)."""
+        with self.activity.query():
+            return self._run(question, signals=signals, top_k=top_k, filters=filters, rerank=rerank)
+
+    def _run(self, question: str, *, signals: Sequence[str] | None, top_k: int | None, filters: Filters | None,
+             rerank: bool) -> PipelineResult:
         t0 = time.perf_counter()
         wanted = self._check(question, signals, top_k)
         top_k = top_k or self.settings.retrieval.top_k
@@ -344,7 +353,8 @@ def build_pipeline(rt: Runtime, *, signals: Sequence[str] | None = None, max_wor
             unavailable["graph"] = status
     reranker = Reranker(settings.rerank, device=settings.embedding.device) if settings.rerank.enabled else None
     return QueryPipeline(rt.store, settings, retrievers, unavailable=unavailable, reranker=reranker,
-                         default_signals=wanted, max_workers=max_workers, llm=require_llm(settings))
+                         default_signals=wanted, max_workers=max_workers, llm=require_llm(settings),
+                         activity=rt.activity)
 
 
 def _graph_retriever(rt: Runtime) -> tuple[Retriever | None, StageStatus]:
