@@ -61,7 +61,7 @@ def build_resources(rt: Runtime) -> Resources:
     sync.start()  # then new versions load in the background; builds never run in a query
     answerer = answerer_for(settings.answer, embedder=embedder, spacy=rt.spacy)
     ingestor = Ingestor(rt.store, embedder, settings.chunking, settings.embedding, settings.ingest,
-                        sandbox=rt.sandbox)
+                        sandbox=rt.sandbox, activity=rt.activity)  # uploads wait while the pipeline answers
     log.info("answers by %s; signals %s", answerer.name, ",".join(settings.retrieval.signals))
     return Resources(rt, pipeline, answerer, ingestor, JobRunner(rt.db, stale_after=settings.artifacts.job_stale_after),
                      sync)
