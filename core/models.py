@@ -49,7 +49,7 @@ class Embedder:
     queueing behind one another's forward passes; a lone query still runs alone, at once.
     """
 
-    def __init__(self, model: Any, name: str, *, yield_every: int = 8) -> None:
+    def __init__(self, model: Any, name: str, *, yield_every: int = 1) -> None:
         self.model = model
         self.name = name
         self.yield_every = yield_every

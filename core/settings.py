@@ -52,9 +52,11 @@ class EmbeddingSettings(BaseModel):
     )
     batch_size: int = Field(default=64, ge=1)
     yield_every: int = Field(
-        default=8, ge=1,
-        description="Texts a bulk (ingest) encode embeds before queued queries get the model: smaller keeps query "
-                    "latency flat during a large upload, larger gives ingestion a little more throughput.",
+        default=1, ge=1,
+        description="Texts a bulk (ingest) encode embeds before queued queries get the model: a query arriving "
+                    "mid-step waits for the whole step, so 1 keeps queries fastest during an upload. On CPU a "
+                    "larger step buys ingestion little (compare bench/ingest_throughput.py and "
+                    "bench/ingest_query_latency.py at KGRAG_EMBEDDING__YIELD_EVERY=1, 2, 8).",
     )
     device: str = "cpu"
     backend: Literal["auto", "torch", "numpy"] = Field(
