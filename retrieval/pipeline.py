@@ -342,7 +342,10 @@ def build_pipeline(rt: Runtime, *, signals: Sequence[str] | None = None, max_wor
             retrievers["graph"] = graph
         else:
             unavailable["graph"] = status
-    reranker = Reranker(settings.rerank, device=settings.embedding.device) if settings.rerank.enabled else None
+    # one cross-encoder per process, whatever the workspace: it holds no corpus
+    reranker = (rt.model(("reranker", settings.rerank.model_dump_json(), settings.embedding.device),
+                         lambda: Reranker(settings.rerank, device=settings.embedding.device))
+                if settings.rerank.enabled else None)
     return QueryPipeline(rt.store, settings, retrievers, unavailable=unavailable, reranker=reranker,
                          default_signals=wanted, max_workers=max_workers, llm=require_llm(settings))
 
