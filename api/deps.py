@@ -13,6 +13,7 @@ the same keys.
 from __future__ import annotations
 
 import logging
+import shutil
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -59,14 +60,17 @@ class Resources:
         self.pipeline.close()
 
 
-def build_resources(rt: Runtime, *, answerer: Answerer | None = None) -> Resources:
+def build_resources(rt: Runtime, *, answerer: Answerer | None = None, listen: bool = True) -> Resources:
     """Blocking (opens the pool, loads the model, checks the schema): the app runs it on a worker thread.
-    ``answerer``: another workspace's, to share (an answerer holds a model or a client, never a corpus)."""
+    ``answerer``: another workspace's, to share (an answerer holds a model or a client, never a corpus).
+    ``listen``: whether its artifact sync holds a LISTEN connection; a process serving many workspaces
+    lets the others poll (artifacts.poll_interval), so it holds one connection per workspace at most
+    while busy, not one more per workspace for ever."""
     settings = rt.settings
     embedder = rt.checked_embedder()
     pipeline = build_pipeline(rt)
     pipeline.warm()  # the published BM25 index and the reranker load now, not on the first query
-    sync = sync_for(rt, pipeline, start=False)
+    sync = sync_for(rt, pipeline, start=False, listen=listen)
     sync.sync_once()  # a replica with an empty data home downloads the published BM25 index and graph first
     sync.start()  # then new versions load in the background; builds never run in a query
     answerer = answerer or answerer_for(settings.answer, embedder=embedder, spacy=rt.spacy)
@@ -96,18 +100,20 @@ class Tenancy:
             with lock:
                 if not slot:
                     rt = self.root.runtime.workspace(name)
-                    slot.append(build_resources(rt, answerer=self.root.answerer))
+                    slot.append(build_resources(rt, answerer=self.root.answerer, listen=False))
         return slot[0]
 
     def exists(self, name: str) -> bool:
         return name == DEFAULT or self.root.runtime.workspaces.exists(name)
 
     def forget(self, name: str) -> None:
-        """A workspace deleted (here or by another replica): stop its threads and drop its objects."""
+        """A workspace deleted (here or by another replica): stop its threads, drop its objects and its
+        files in this data home."""
         with self._lock:
             entry = self._made.pop(name, None)
         if entry is not None and entry[1]:
             entry[1][0].close()
+            shutil.rmtree(entry[1][0].settings.workspace_home, ignore_errors=True)
         self.root.runtime.forget_workspace(name)
 
     def close(self) -> None:
@@ -216,6 +222,7 @@ def audit(request: Request, res: Resources, action: str, target: str = "") -> No
 
 ResourcesDep = Annotated[Resources, Depends(get_resources)]
 RootResourcesDep = Annotated[Resources, Depends(get_root_resources)]
+TenancyDep = Annotated[Tenancy, Depends(get_tenancy)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 Authorized = Depends(require_api_key)
 Writer = require_role("writer", "upload or delete documents")

@@ -75,6 +75,10 @@ class Workspaces:
             row = conn.execute(f"SELECT 1 FROM {REGISTRY}.workspaces WHERE name = %s", (name,)).fetchone()
         return row is not None
 
+    def names(self) -> list[str]:
+        with self.db.connection() as conn:
+            return [r[0] for r in conn.execute(f"SELECT name FROM {REGISTRY}.workspaces ORDER BY name")]
+
     def list(self) -> list[Workspace]:
         with self.db.connection() as conn:
             rows = conn.execute(f"SELECT name, created_at FROM {REGISTRY}.workspaces ORDER BY name").fetchall()

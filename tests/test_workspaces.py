@@ -32,6 +32,7 @@ from kgrag.retrieval.maintenance import publish_bm25
 from psycopg import sql
 from typer.testing import CliRunner
 
+from tests.browser import Page, browser_page
 from tests.conftest import REPO_ROOT, create_database
 
 sys.path.insert(0, str(REPO_ROOT / "bench"))
@@ -166,6 +167,10 @@ def test_the_env_key_is_an_admin_of_every_workspace_and_defaults_to_the_default(
     assert "Zimmerman" in beta and not any(w in beta for w in _others("beta"))
     missing = client.get("/v1/documents", headers=_auth(ENV_KEY, "nosuch"))
     assert missing.status_code == 404 and "kgrag workspace create nosuch" in missing.json()["fix"]
+    every = client.get("/v1/workspaces", headers=_auth(ENV_KEY)).json()
+    assert every == {"workspaces": ["alpha", "beta", "default"], "current": "default", "role": "admin"}
+    own = client.get("/v1/workspaces", headers=_auth(deployment.keys["beta:reader"])).json()
+    assert own == {"workspaces": ["beta"], "current": "beta", "role": "reader"}
 
 
 def test_a_key_naming_another_workspace_is_refused_alike_whether_it_exists_or_not(deployment: Deployment) -> None:
@@ -314,3 +319,36 @@ def test_deleting_a_workspace_leaves_none_of_its_text_in_the_database(
                 sql.Identifier(schema), sql.Identifier(table), sql.Identifier(column))
             hits = conn.execute(query, (word if kind == "bytea" else f"%{word}%",)).fetchone()[0]
             assert hits == 0, f"{schema}.{table}.{column} still holds gamma's text"
+
+
+def _ask_in_browser(page: Page, question: str) -> str:
+    page.wait_for("document.getElementById('ask-button') && !document.getElementById('ask-button').disabled")
+    page.evaluate(f"""(() => {{ const q = document.getElementById('question');
+        q.value = {json.dumps(question)}; document.getElementById('ask-button').click(); }})()""")
+    page.wait_for("['cited', 'answered', 'error'].includes(document.body.dataset.askState)", timeout=60)
+    return str(page.evaluate("document.getElementById('main').innerText"))
+
+
+def test_the_web_ui_shows_the_workspace_and_only_the_keys_workspaces(deployment: Deployment) -> None:
+    url = str(deployment.replica.base_url).rstrip("/")
+    options = "[...document.querySelectorAll('#workspace option')].map(o => o.value)"
+    with browser_page() as page:
+        page.goto(f"{url}/")
+        page.wait_for("document.getElementById('api-key') !== null")
+        page.evaluate(f"localStorage.setItem('kgrag.apiKey', {json.dumps(deployment.keys['alpha:reader'])})")
+        page.goto(f"{url}/#ask")
+        page.wait_for("document.body.dataset.workspace === 'alpha'")
+        assert page.evaluate(options) == ["alpha"]  # a key's own workspace: no other name is shown
+        text = _ask_in_browser(page, QUESTION)
+        assert "Archer" in text and not any(w in text for w in _others("alpha"))
+
+        page.evaluate(f"localStorage.setItem('kgrag.apiKey', {json.dumps(ENV_KEY)});"
+                      "localStorage.removeItem('kgrag.workspace')")
+        page.goto(f"{url}/#ask")
+        page.wait_for("document.body.dataset.workspace === 'default'")
+        assert page.evaluate(options) == ["alpha", "beta", "default"]
+        page.evaluate("(() => { const s = document.getElementById('workspace'); s.value = 'beta';"
+                      " s.dispatchEvent(new Event('change')); })()")
+        page.wait_for("document.body.dataset.workspace === 'beta'")
+        text = _ask_in_browser(page, QUESTION)
+        assert "Zimmerman" in text and not any(w in text for w in _others("beta"))
