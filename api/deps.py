@@ -15,7 +15,8 @@ from __future__ import annotations
 import logging
 import shutil
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -24,6 +25,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from kgrag.api.jobs import JobRunner
 from kgrag.api.problems import AuthError
 from kgrag.core.access import OPEN, Audit, Keys, Principal, Role, env_principal
+from kgrag.core.errors import DatabaseError
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import Settings
 from kgrag.core.workspaces import DEFAULT, missing
@@ -90,6 +92,27 @@ class Tenancy:
         self.root = root
         self._lock = threading.Lock()
         self._made: dict[str, tuple[threading.Lock, list[Resources]]] = {}
+        self._keys_checked = (-float("inf"), False)
+
+    @property
+    def keys(self) -> Keys:
+        return Keys(self.root.runtime.database)
+
+    def stored_keys_exist(self) -> bool:
+        """Whether any stored key is active (then a request without a key is refused), read at most once per
+        artifacts.poll_interval. While the database is down the last answer stands, so an open API (no key
+        anywhere) still reports the outage per stage, as it did before keys were stored."""
+        checked_at, exist = self._keys_checked
+        if time.monotonic() - checked_at < self.root.settings.artifacts.poll_interval:
+            return exist
+        try:
+            exist = self.keys.any_active()
+        except DatabaseError:
+            if checked_at == -float("inf"):
+                raise
+            return exist
+        self._keys_checked = (time.monotonic(), exist)
+        return exist
 
     def get(self, name: str) -> Resources:
         if name == self.root.workspace:
@@ -143,20 +166,21 @@ _bearer = HTTPBearer(auto_error=False, description="A key made by `kgrag keys cr
                                                    "(KGRAG_API__API_KEYS, admin keys of every workspace).")
 
 
-def principal_of(settings: Settings, keys: Keys, authorization: str | None) -> Principal:
+def principal_of(settings: Settings, keys: Keys, authorization: str | None,
+                 stored_keys_exist: Callable[[], bool]) -> Principal:
     """Who the request acts as. With no key configured anywhere (no KGRAG_API__API_KEYS and no stored key)
     everything is allowed, as an admin of every workspace: a local single-user setup (`kgrag serve` refuses
     to listen beyond localhost that way). Otherwise AuthError unless the header carries a valid key."""
     scheme, _, token = (authorization or "").partition(" ")  # as FastAPI's HTTPBearer reads it
     env_keys = settings.api.api_keys
     if scheme.lower() != "bearer" or not token:
-        if not env_keys and not keys.any_active():
+        if not env_keys and not stored_keys_exist():
             return Principal(OPEN, None, "admin")
         raise AuthError("this API needs an API key", fix="send the header `Authorization: Bearer <key>`")
-    found = env_principal(env_keys, token) or keys.principal(token)
+    found = env_principal(env_keys, token) or keys.principal(token)  # a stored key keeps its scope, always
+    if found is None and not env_keys and not stored_keys_exist():
+        return Principal(OPEN, None, "admin")  # an open API ignores a key it does not know
     if found is None:
-        if not env_keys and not keys.any_active():
-            return Principal(OPEN, None, "admin")
         raise AuthError("the API key is not valid",
                         fix="use a key from `kgrag keys create` (revoked and expired keys stop working at once) "
                             "or one of KGRAG_API__API_KEYS")
@@ -185,7 +209,8 @@ def require_api_key(
     """Every /v1 route needs a key once any key is configured (``principal_of``). HTTPBearer is kept as
     the dependency so the OpenAPI schema lists the bearer scheme."""
     header = f"{credentials.scheme} {credentials.credentials}" if credentials is not None else None
-    principal = principal_of(settings, Keys(get_tenancy(request).root.runtime.database), header)
+    tenancy = get_tenancy(request)
+    principal = principal_of(settings, tenancy.keys, header, tenancy.stored_keys_exist)
     request.state.principal = principal
     return principal
 

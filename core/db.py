@@ -118,6 +118,7 @@ class Database:
     schema: str | None = None
     """The Postgres schema this handle's connections read and write: None is the server's default search
     path (the default workspace); a workspace view (``scoped``) names its own."""
+
     def _new_pool(self) -> ConnectionPool:
         # check=: a connection left over from a server that has since restarted is replaced, not handed out.
         return ConnectionPool(
