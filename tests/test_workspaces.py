@@ -344,7 +344,7 @@ def test_the_web_ui_shows_the_workspace_and_only_the_keys_workspaces(deployment:
 
         page.evaluate(f"localStorage.setItem('kgrag.apiKey', {json.dumps(ENV_KEY)});"
                       "localStorage.removeItem('kgrag.workspace')")
-        page.goto(f"{url}/#ask")
+        page.goto(f"{url}/?as=env#ask")  # another URL: a fresh page load, as after entering the key
         page.wait_for("document.body.dataset.workspace === 'default'")
         assert page.evaluate(options) == ["alpha", "beta", "default"]
         page.evaluate("(() => { const s = document.getElementById('workspace'); s.value = 'beta';"
