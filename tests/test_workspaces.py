@@ -263,12 +263,21 @@ def _cli_env(deployment: Deployment) -> dict[str, str]:
             "KGRAG_RERANK__ENABLED": "false", "KGRAG_ANSWER__BACKEND": "extractive"}
 
 
-def test_cli_workspace_option_reads_one_workspace(deployment: Deployment) -> None:
+def test_cli_workspace_option_reads_one_workspace(deployment: Deployment, tmp_path: Path) -> None:
     runner = CliRunner()
     env = _cli_env(deployment)
-    beta = runner.invoke(_cli(), ["query", QUESTION, "--workspace", "beta", "--signals", "dense,bm25"], env=env)
-    assert beta.exit_code == 0, beta.output
-    assert "Zimmerman" in beta.output and not any(w in beta.output for w in _others("beta"))
+    export = tmp_path / "beta.json"
+    outputs = {}
+    for command in (["query", QUESTION, "--signals", "dense,bm25"], ["ask", QUESTION, "--signals", "dense,bm25"],
+                    ["documents", "list"], ["graph", "export", "-f", "json", "-o", str(export)]):
+        result = runner.invoke(_cli(), [*command, "--workspace", "beta"], env=env)
+        assert result.exit_code == 0, (command, result.output)
+        outputs[command[0]] = result.output
+    outputs["export"] = export.read_text()
+    for name in ("query", "ask", "export"):
+        assert "Zimmerman" in outputs[name], name
+    for name, text in outputs.items():
+        assert not any(w in text for w in _others("beta")), (name, text[:500])
     listed = runner.invoke(_cli(), ["workspace", "list"], env=env)
     assert listed.exit_code == 0 and "alpha" in listed.output and "beta" in listed.output
     nosuch = runner.invoke(_cli(), ["documents", "list", "--workspace", "nosuch"], env=env)
@@ -336,7 +345,7 @@ def test_the_web_ui_shows_the_workspace_and_only_the_keys_workspaces(deployment:
         page.goto(f"{url}/")
         page.wait_for("document.getElementById('api-key') !== null")
         page.evaluate(f"localStorage.setItem('kgrag.apiKey', {json.dumps(deployment.keys['alpha:reader'])})")
-        page.goto(f"{url}/#ask")
+        page.goto(f"{url}/?as=alpha#ask")  # another URL: a fresh page load (a hash alone would not reload)
         page.wait_for("document.body.dataset.workspace === 'alpha'")
         assert page.evaluate(options) == ["alpha"]  # a key's own workspace: no other name is shown
         text = _ask_in_browser(page, QUESTION)
