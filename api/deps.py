@@ -62,20 +62,23 @@ class Resources:
         self.pipeline.close()
 
 
-def build_resources(rt: Runtime, *, answerer: Answerer | None = None, listen: bool = True) -> Resources:
+def build_resources(rt: Runtime, *, shared: Resources | None = None, listen: bool = True) -> Resources:
     """Blocking (opens the pool, loads the model, checks the schema): the app runs it on a worker thread.
-    ``answerer``: another workspace's, to share (an answerer holds a model or a client, never a corpus).
+    ``shared``: another workspace's resources, whose answerer and query threads this one uses (an answerer
+    holds a model or a client, never a corpus; threads that ran the models once keep their native buffers,
+    so a thread pool per workspace cost megabytes per workspace).
     ``listen``: whether its artifact sync holds a LISTEN connection; a process serving many workspaces
     lets the others poll (artifacts.poll_interval), so it holds one connection per workspace at most
     while busy, not one more per workspace for ever."""
     settings = rt.settings
     embedder = rt.checked_embedder()
-    pipeline = build_pipeline(rt)
+    pipeline = build_pipeline(rt, executor=shared.pipeline.executor if shared is not None else None)
     pipeline.warm()  # the published BM25 index and the reranker load now, not on the first query
     sync = sync_for(rt, pipeline, start=False, listen=listen)
     sync.sync_once()  # a replica with an empty data home downloads the published BM25 index and graph first
     sync.start()  # then new versions load in the background; builds never run in a query
-    answerer = answerer or answerer_for(settings.answer, embedder=embedder, spacy=rt.spacy)
+    answerer = shared.answerer if shared is not None else answerer_for(settings.answer, embedder=embedder,
+                                                                        spacy=rt.spacy)
     ingestor = Ingestor(rt.store, embedder, settings.chunking, settings.embedding, settings.ingest,
                         sandbox=rt.sandbox)
     log.info("answers by %s; signals %s", answerer.name, ",".join(settings.retrieval.signals))
@@ -123,7 +126,7 @@ class Tenancy:
             with lock:
                 if not slot:
                     rt = self.root.runtime.workspace(name)
-                    slot.append(build_resources(rt, answerer=self.root.answerer, listen=False))
+                    slot.append(build_resources(rt, shared=self.root, listen=False))
         return slot[0]
 
     def exists(self, name: str) -> bool:

@@ -53,9 +53,13 @@ class QueryPipeline:
         default_signals: Sequence[str] | None = None,
         max_workers: int = 8,
         llm: TextModel | None = None,
+        executor: ThreadPoolExecutor | None = None,
     ) -> None:
         """``default_signals``: what a query gets when it names none (default settings.retrieval.signals).
-        ``llm``: writes the extra queries of the enabled query stages (required when one is enabled)."""
+        ``llm``: writes the extra queries of the enabled query stages (required when one is enabled).
+        ``executor``: another pipeline's threads, to share (the pipelines of a process's workspaces: the
+        threads that run the models are the process's, however many workspaces it serves); its owner
+        shuts it down."""
         self.stages = enabled_stages(settings)
         if self.stages and llm is None:
             raise ValueError(f"query stages {self.stages} need an llm (build_pipeline refuses with the fix)")
@@ -66,7 +70,12 @@ class QueryPipeline:
         self.retrievers = dict(retrievers)
         self.unavailable = dict(unavailable or {})
         self.reranker = reranker
-        self._executor = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="kgrag-retrieve")
+        self._owns_executor = executor is None
+        self._executor = executor or ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="kgrag-retrieve")
+
+    @property
+    def executor(self) -> ThreadPoolExecutor:
+        return self._executor
 
     def warm(self) -> None:
         """Load what the first query would otherwise wait for (call it at API startup).
@@ -83,7 +92,8 @@ class QueryPipeline:
                 self.reranker.load()
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True)
+        if self._owns_executor:
+            self._executor.shutdown(wait=True)
 
     def __enter__(self) -> QueryPipeline:
         return self
@@ -319,7 +329,7 @@ def _passage(rank: int, hit: FusedHit, chunk: ChunkRecord, rerank_score: float |
 
 # -- factory ----------------------------------------------------------------------------------------
 def build_pipeline(rt: Runtime, *, signals: Sequence[str] | None = None, max_workers: int = 8,
-                   builder: bool = False) -> QueryPipeline:
+                   builder: bool = False, executor: ThreadPoolExecutor | None = None) -> QueryPipeline:
     """Retrievers for ``signals`` (default: settings.retrieval.signals). Build only what queries
     will ask for: the graph retriever may load spaCy and a graph file.
 
@@ -347,7 +357,8 @@ def build_pipeline(rt: Runtime, *, signals: Sequence[str] | None = None, max_wor
                          lambda: Reranker(settings.rerank, device=settings.embedding.device))
                 if settings.rerank.enabled else None)
     return QueryPipeline(rt.store, settings, retrievers, unavailable=unavailable, reranker=reranker,
-                         default_signals=wanted, max_workers=max_workers, llm=require_llm(settings))
+                         default_signals=wanted, max_workers=max_workers, llm=require_llm(settings),
+                         executor=executor)
 
 
 def _graph_retriever(rt: Runtime) -> tuple[Retriever | None, StageStatus]:
