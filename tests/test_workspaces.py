@@ -224,6 +224,9 @@ def test_a_revoked_key_is_refused_by_the_other_replica_at_once(deployment: Deplo
     for client in (deployment.second, deployment.replica):  # within the poll interval: at the next request
         refused = client.get("/v1/documents", headers=_auth(plain))
         assert refused.status_code == 401, refused.text
+    audit = CliRunner().invoke(_cli(), ["audit", "--workspace", "alpha"], env=_cli_env(deployment))
+    assert any("key.revoke" in line and "cli" in line and deployment.key_ids["alpha:writer"] in line
+               for line in audit.output.splitlines()), audit.output
 
 
 def test_32_concurrent_clients_alternating_workspaces_never_see_the_other(deployment: Deployment) -> None:
