@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -364,3 +366,23 @@ def test_the_web_ui_shows_the_workspace_and_only_the_keys_workspaces(deployment:
         page.wait_for("document.body.dataset.workspace === 'beta'")
         text = _ask_in_browser(page, QUESTION)
         assert "Zimmerman" in text and not any(w in text for w in _others("beta"))
+
+
+def test_an_expired_key_is_refused_and_expiry_is_read_as_written(deployment: Deployment, tmp_path: Path) -> None:
+    from kgrag.api.cli.access import parse_expiry
+    from kgrag.core.errors import InvalidInputError
+
+    now = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+    assert parse_expiry("30d", now) == now + timedelta(days=30)
+    assert parse_expiry("90m", now) == now + timedelta(minutes=90)
+    assert parse_expiry("2027-01-31", now) == datetime(2027, 1, 31, tzinfo=UTC)
+    for bad in ("2025-01-01", "soon"):
+        with pytest.raises(InvalidInputError):
+            parse_expiry(bad, now)
+    with Runtime(_settings(tmp_path / "home", deployment.url)) as rt:
+        store = Keys(rt.database)
+        plain, info = store.create("beta", "reader", expires_at=datetime.now(UTC) + timedelta(seconds=2))
+        assert deployment.replica.get("/v1/documents", headers=_auth(plain)).status_code == 200
+        time.sleep(2.5)
+        assert deployment.second.get("/v1/documents", headers=_auth(plain)).status_code == 401
+        assert next(k for k in store.list("beta") if k.id == info.id).state == "expired"
