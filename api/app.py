@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from fastapi.concurrency import run_in_threadpool
 from fastapi.middleware.cors import CORSMiddleware
 from kgrag.api import openapi, problems
-from kgrag.api.deps import build_resources
+from kgrag.api.deps import WORKSPACE_HEADER, Tenancy, build_resources
 from kgrag.api.problems import RequestTooLargeError, problem, problem_response
 from kgrag.api.routes import browse as routes_browse
 from kgrag.api.routes import capabilities as routes_capabilities
@@ -116,11 +116,13 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
                 rt.close()
             raise
         app.state.resources = resources
+        app.state.tenancy = tenancy = Tenancy(resources)
+        await run_in_threadpool(tenancy.stored_keys_exist)  # known before the first request, outage or not
         preload_graph(resources)
         try:
             yield
         finally:
-            resources.close()
+            tenancy.close()
             if owned_runtime:
                 rt.close()
 
@@ -139,6 +141,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
                        request_limit=settings.api.max_request_bytes)
     if settings.api.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(settings.api.cors_origins),
-                           allow_methods=["GET", "POST", "DELETE"], allow_headers=["Authorization", "Content-Type"])
+                           allow_methods=["GET", "POST", "DELETE"],
+                           allow_headers=["Authorization", "Content-Type", WORKSPACE_HEADER])
     return app
 

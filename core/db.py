@@ -6,10 +6,12 @@ so a laptop needs no database install; any other Postgres with pgvector is used 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import threading
 import warnings
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,9 +19,10 @@ from typing import Any
 
 import psycopg
 from kgrag.core.errors import ConfigError, DatabaseBusyError, DatabaseError, DatabaseUnavailableError
-from kgrag.core.schema import MIGRATIONS
+from kgrag.core.schema import MIGRATIONS, REGISTRY, REGISTRY_MIGRATIONS
 from kgrag.core.settings import Settings
 from pgvector.psycopg import register_vector
+from psycopg import sql
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 log = logging.getLogger(__name__)
@@ -58,6 +61,31 @@ _UNAVAILABLE_FIX = ("retry shortly: the service reconnects (and restarts its emb
                     "if this persists, check the server log and `kgrag doctor`")
 
 
+class _SearchPaths:
+    """Which workspace schema each pooled connection's search_path names (None: the server's default, the
+    default workspace). A connection is switched, and the switch committed, only when it is checked out by a
+    view of another schema, so a process serving one workspace pays nothing per checkout."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._schemas: weakref.WeakKeyDictionary[psycopg.Connection, str | None] = weakref.WeakKeyDictionary()
+
+    def use(self, conn: psycopg.Connection, schema: str | None) -> None:
+        with self._lock:
+            current = self._schemas.get(conn)
+        if current == schema:
+            return
+        if schema is None:
+            conn.execute("RESET search_path")
+        else:
+            # The workspace's schema alone: a table missing there (or the whole schema, dropped while this
+            # process still knew it) is an error, never a fall-through to another workspace's rows.
+            conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
+        conn.commit()
+        with self._lock:
+            self._schemas[conn] = schema
+
+
 class Database:
     """Owns the pool (and the embedded server, when there is one). Create once, pass around, close.
 
@@ -82,6 +110,14 @@ class Database:
         self._closed = threading.Event()
         self._recovery: threading.Thread | None = None
         self._database_id: str | None = None
+        self._paths = _SearchPaths()
+        self.vector_schema = "public"
+        """The schema pgvector's type and operators live in (read at open): queries of a workspace, whose
+        search_path names only its own schema, qualify the distance operator with it."""
+
+    schema: str | None = None
+    """The Postgres schema this handle's connections read and write: None is the server's default search
+    path (the default workspace); a workspace view (``scoped``) names its own."""
 
     def _new_pool(self) -> ConnectionPool:
         # check=: a connection left over from a server that has since restarted is replaced, not handed out.
@@ -115,6 +151,24 @@ class Database:
             ) from exc
         self.pool.open(wait=True, timeout=30)
         migrate(self, embedding_dim=embedding_dim)
+        with self.connection() as conn:
+            row = conn.execute("SELECT extnamespace::regnamespace::text FROM pg_extension"
+                               " WHERE extname = 'vector'").fetchone()
+        self.vector_schema = str(row[0]).strip('"')
+
+    def scoped(self, schema: str) -> Database:
+        """A handle on this pool whose connections see only ``schema`` (a workspace's tables): every store,
+        artifact store and job runner made from it reads and writes that workspace alone. It shares the
+        pool, the outage handling and the embedded server; closing it closes nothing."""
+        return SchemaView(self, schema)
+
+    def lock_key(self, key: int) -> int:
+        """An advisory lock key for this handle's workspace: builds in two workspaces never wait on (or
+        learn of) each other; the default workspace keeps the key as it always was."""
+        if self.schema is None:
+            return key
+        digest = hashlib.sha256(f"{self.schema}:{key}".encode()).digest()
+        return int.from_bytes(digest[:8], "big", signed=True)
 
     def close(self) -> None:
         self._closed.set()
@@ -132,12 +186,18 @@ class Database:
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:
+        with self._connection(self.schema) as conn:
+            yield conn
+
+    @contextmanager
+    def _connection(self, schema: str | None) -> Iterator[psycopg.Connection]:
         if self._down:
             raise _unavailable()
         pool = self.pool
         try:
             with pool.connection() as conn:
                 try:
+                    self._paths.use(conn, schema)
                     yield conn
                 except psycopg.OperationalError as exc:
                     if not (conn.broken or conn.closed):
@@ -221,6 +281,46 @@ class Database:
         self.close()
 
 
+class SchemaView(Database):
+    """``Database.scoped``: the root's pool and state, another search_path."""
+
+    def __init__(self, root: Database, schema: str) -> None:
+        self._root = root
+        self.schema = schema
+        self._database_id = None
+
+    @property  # type: ignore[override]
+    def url(self) -> str:
+        return self._root.url
+
+    @property  # type: ignore[override]
+    def pool(self) -> ConnectionPool:
+        return self._root.pool
+
+    @property  # type: ignore[override]
+    def vector_schema(self) -> str:
+        return self._root.vector_schema
+
+    @property  # type: ignore[override]
+    def acquire_timeout(self) -> float:
+        return self._root.acquire_timeout
+
+    @property
+    def available(self) -> bool:
+        return self._root.available
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        with self._root._connection(self.schema) as conn:
+            yield conn
+
+    def scoped(self, schema: str) -> Database:
+        return self._root.scoped(schema)
+
+    def close(self) -> None:
+        """The root owns the pool: a view has nothing to close."""
+
+
 def _unavailable() -> DatabaseUnavailableError:
     return DatabaseUnavailableError("the database is unavailable", fix=_UNAVAILABLE_FIX)
 
@@ -239,6 +339,9 @@ def migrate(db: Database, *, embedding_dim: Callable[[], int]) -> int:
     """Apply pending migrations; returns the schema version. Safe to run from many processes at once."""
     with db.transaction() as conn:
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK_KEY,))
+        if db.schema is not None:  # a workspace: its tables go in its schema, their vector type is pgvector's
+            conn.execute(sql.SQL("SET LOCAL search_path TO {}, {}").format(
+                sql.Identifier(db.schema), sql.Identifier(db.vector_schema)))
         conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations ("
             " version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
@@ -256,7 +359,23 @@ def migrate(db: Database, *, embedding_dim: Callable[[], int]) -> int:
                 conn.execute(
                     "INSERT INTO kgrag_meta (key, value) VALUES ('embedding_dim', %s)", (str(dim),)
                 )
+        if db.schema is None:
+            _migrate_registry(conn)
         return len(MIGRATIONS)
+
+
+def _migrate_registry(conn: psycopg.Connection) -> None:
+    """The shared schema (workspaces, keys, audit), migrated with the default workspace's tables."""
+    conn.execute(f"CREATE SCHEMA IF NOT EXISTS {REGISTRY}")
+    conn.execute(f"CREATE TABLE IF NOT EXISTS {REGISTRY}.migrations ("
+                 " version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+    row = conn.execute(f"SELECT coalesce(max(version), 0) FROM {REGISTRY}.migrations").fetchone()
+    current = int(row[0]) if row else 0
+    for version, migration in enumerate(REGISTRY_MIGRATIONS, start=1):
+        if version > current:
+            log.info("applying registry migration %d", version)
+            conn.execute(migration())
+            conn.execute(f"INSERT INTO {REGISTRY}.migrations (version) VALUES (%s)", (version,))
 
 
 @contextmanager
@@ -264,6 +383,7 @@ def advisory_lock(db: Database, key: int, *, wait: bool = True) -> Iterator[bool
     """A session advisory lock on one pooled connection for the block: across processes and hosts, and
     released by Postgres itself when a killed holder's connection drops. Yields whether it was taken
     (always True when ``wait``)."""
+    key = db.lock_key(key)
     with db.connection() as conn:
         conn.autocommit = True
         try:

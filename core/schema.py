@@ -174,3 +174,47 @@ def _v5_identity_artifacts_jobs(dim: int) -> str:
 MIGRATIONS: list[Migration] = [_v1_documents_and_chunks, _v2_graph, _v3_relation_target_index,
                                _v4_document_status_and_hash_lookup, _v5_identity_artifacts_jobs]
 """Append new migrations; never edit one that has shipped."""
+
+
+REGISTRY = "kgrag_registry"
+"""The one schema every workspace shares: which workspaces exist, the API keys and the audit log. Its
+tables are always named with the schema, never found through a search_path, so no workspace's
+connection can read them by accident, and no workspace's tables live here."""
+
+
+def _r1_workspaces_keys_audit() -> str:
+    """Keys are stored as the SHA-256 of a 256-bit random secret (a slow hash buys nothing against a key
+    no one can guess, and costs every request); ``id`` is the short public handle shown by `kgrag keys
+    list` and written into the audit log, never the key. The audit log holds ids and actions, no text
+    of any document."""
+    return f"""
+    CREATE SCHEMA IF NOT EXISTS {REGISTRY};
+    CREATE TABLE {REGISTRY}.workspaces (
+        name       text PRIMARY KEY,
+        created_at timestamptz NOT NULL DEFAULT now()
+    );
+    INSERT INTO {REGISTRY}.workspaces (name) VALUES ('default');
+    CREATE TABLE {REGISTRY}.api_keys (
+        id         text PRIMARY KEY,
+        key_sha256 text NOT NULL UNIQUE,
+        workspace  text NOT NULL REFERENCES {REGISTRY}.workspaces(name) ON DELETE CASCADE,
+        role       text NOT NULL CHECK (role IN ('reader', 'writer', 'admin')),
+        label      text NOT NULL DEFAULT '',
+        created_at timestamptz NOT NULL DEFAULT now(),
+        expires_at timestamptz,
+        revoked_at timestamptz
+    );
+    CREATE TABLE {REGISTRY}.audit (
+        id        bigserial PRIMARY KEY,
+        at        timestamptz NOT NULL DEFAULT now(),
+        key_id    text NOT NULL,      -- an api_keys id, 'env:N' for the N-th KGRAG_API__API_KEYS key, 'cli', 'open'
+        workspace text NOT NULL,
+        action    text NOT NULL,      -- document.upload, document.delete, graph.build, key.create, ...
+        target    text NOT NULL DEFAULT ''
+    );
+    CREATE INDEX audit_workspace_at ON {REGISTRY}.audit (workspace, at);
+    """
+
+
+REGISTRY_MIGRATIONS: list[Callable[[], str]] = [_r1_workspaces_keys_audit]
+"""The shared schema's own migrations (version table ``kgrag_registry.migrations``); append, never edit."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -398,12 +399,24 @@ class ArtifactSettings(BaseModel):
     )
 
 
+DEFAULT_WORKSPACE = "default"
+"""The workspace of the database's original tables: every command works there unless told otherwise."""
+WORKSPACE_PATTERN = r"[a-z][a-z0-9_]{0,39}"
+"""A workspace name becomes part of a schema and a folder name: lowercase letters, digits, underscores."""
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="KGRAG_", env_nested_delimiter="__", env_file=".env", extra="ignore", frozen=True
     )
 
     home: Path = Field(default=Path(".kgrag"), description="Data home: embedded database, indexes, graph file.")
+    workspace: str = Field(
+        default=DEFAULT_WORKSPACE, pattern=f"^{WORKSPACE_PATTERN}$",
+        description="The workspace CLI commands work in (each has its own documents, graph and indexes; "
+                    "`kgrag workspace create NAME` makes one), and the one API requests use when neither "
+                    "their key nor the X-Kgrag-Workspace header names another.",
+    )
     database: DatabaseSettings = Field(default_factory=DatabaseSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
@@ -421,12 +434,26 @@ class Settings(BaseSettings):
         return self.home / "pgdata"
 
     @property
+    def workspace_home(self) -> Path:
+        """Where this workspace's derived files (BM25 index, graph cache) live: the home itself for the
+        default workspace, as before workspaces existed; ``home/workspaces/NAME`` for any other."""
+        return self.home if self.workspace == DEFAULT_WORKSPACE else self.home / "workspaces" / self.workspace
+
+    @property
     def index_dir(self) -> Path:
-        return self.home / "index"
+        return self.workspace_home / "index"
 
     @property
     def graph_path(self) -> Path:
-        return self.home / "graph" / "graph.json.gz"
+        return self.workspace_home / "graph" / "graph.json.gz"
+
+    def for_workspace(self, name: str) -> Settings:
+        """These settings, working in workspace ``name`` (checked as the setting is)."""
+        if name == self.workspace:
+            return self
+        if not re.fullmatch(WORKSPACE_PATTERN, name):
+            raise ValueError(f"{name!r} is not a workspace name")
+        return self.model_copy(update={"workspace": name})
 
     def fingerprint_config(self) -> dict[str, object]:
         """The settings that change results (not paths, keys or server knobs): stamped on eval output."""

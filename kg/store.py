@@ -40,10 +40,11 @@ class GraphStore:
     def build_lock(self) -> Iterator[None]:
         """A session advisory lock held for the whole build: across processes and hosts, and released by
         Postgres itself when a killed build's connection drops."""
+        key = self.db.lock_key(BUILD_LOCK_KEY)  # per workspace: another team's build never blocks this one
         with self.db.connection() as conn:
             conn.autocommit = True
             try:
-                got = conn.execute("SELECT pg_try_advisory_lock(%s)", (BUILD_LOCK_KEY,)).fetchone()[0]
+                got = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]
                 if not got:
                     raise BuildLockedError(
                         "another `kgrag graph build` is running against this database",
@@ -53,7 +54,7 @@ class GraphStore:
                 try:
                     yield
                 finally:
-                    conn.execute("SELECT pg_advisory_unlock(%s)", (BUILD_LOCK_KEY,))
+                    conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
             finally:
                 conn.autocommit = False
 

@@ -64,10 +64,11 @@ class DenseRetriever:
 
     def search(self, vector: np.ndarray, k: int, filters: Filters) -> tuple[list[tuple[int, float]], bool]:
         with self.db.transaction() as conn:
-            return search_on(conn, vector, k, filters)
+            return search_on(conn, vector, k, filters, vector_schema=self.db.vector_schema)
 
 
-def search_on(conn: Any, vector: np.ndarray, k: int, filters: Filters) -> tuple[list[tuple[int, float]], bool]:
+def search_on(conn: Any, vector: np.ndarray, k: int, filters: Filters, *,
+              vector_schema: str = "public") -> tuple[list[tuple[int, float]], bool]:
     """(chunk id, cosine distance) nearest first, and whether the exact fallback was needed.
 
     Must run inside a transaction: the scan settings are SET LOCAL, so they end with it and never
@@ -78,27 +79,34 @@ def search_on(conn: Any, vector: np.ndarray, k: int, filters: Filters) -> tuple[
     conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
                  " set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true)",
                  (str(ef_search_for(k)), str(MAX_SCAN_TUPLES)))
-    rows = _fetch(conn, ann_sql(filters), [vector, *params, k])
+    rows = _fetch(conn, ann_sql(filters, vector_schema), [vector, *params, k])
     if len(rows) >= k or filters.empty:
         return rows, False
     # `+ 0` hides the operator from the planner, so no index scan: exact over the filtered rows.
-    return _fetch(conn, _EXACT_SQL.format(join=join, where=where), [vector, *params, k]), True
+    exact = _EXACT_SQL.format(join=join, where=where, distance=distance_operator(vector_schema))
+    return _fetch(conn, exact, [vector, *params, k]), True
 
 
-def ann_sql(filters: Filters) -> str:
+def distance_operator(vector_schema: str) -> str:
+    """pgvector's cosine distance, named with its schema: a workspace's connections search only the
+    workspace's own schema (core.db), so the operator is not found by its bare name there."""
+    return 'OPERATOR("{}".<=>)'.format(vector_schema.replace('"', '""'))
+
+
+def ann_sql(filters: Filters, vector_schema: str = "public") -> str:
     where, _ = filters_sql(filters)
     join = "" if filters.empty else " JOIN documents d ON d.id = c.document_id"
-    return _ANN_SQL.format(join=join, where=where)
+    return _ANN_SQL.format(join=join, where=where, distance=distance_operator(vector_schema))
 
 
 _ANN_SQL = (
     "WITH nearest AS MATERIALIZED ("
-    " SELECT c.id, c.embedding <=> %s AS distance FROM chunks c{join} WHERE TRUE{where}"
+    " SELECT c.id, c.embedding {distance} %s AS distance FROM chunks c{join} WHERE TRUE{where}"
     " ORDER BY distance LIMIT %s)"
     " SELECT id, distance FROM nearest ORDER BY distance, id"
 )
 _EXACT_SQL = (
-    "SELECT c.id, (c.embedding <=> %s) + 0 AS distance FROM chunks c{join} WHERE TRUE{where}"
+    "SELECT c.id, (c.embedding {distance} %s) + 0 AS distance FROM chunks c{join} WHERE TRUE{where}"
     " ORDER BY distance, c.id LIMIT %s"
 )
 

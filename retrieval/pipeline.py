@@ -54,10 +54,14 @@ class QueryPipeline:
         default_signals: Sequence[str] | None = None,
         max_workers: int = 8,
         llm: TextModel | None = None,
+        executor: ThreadPoolExecutor | None = None,
         activity: QueryActivity | None = None,
     ) -> None:
         """``default_signals``: what a query gets when it names none (default settings.retrieval.signals).
         ``llm``: writes the extra queries of the enabled query stages (required when one is enabled).
+        ``executor``: another pipeline's threads, to share (the pipelines of a process's workspaces: the
+        threads that run the models are the process's, however many workspaces it serves); its owner
+        shuts it down.
         ``activity``: where each run counts itself in flight, so ingestion in this process waits (core.priority)."""
         self.activity = activity or QueryActivity()
         self.stages = enabled_stages(settings)
@@ -70,7 +74,12 @@ class QueryPipeline:
         self.retrievers = dict(retrievers)
         self.unavailable = dict(unavailable or {})
         self.reranker = reranker
-        self._executor = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="kgrag-retrieve")
+        self._owns_executor = executor is None
+        self._executor = executor or ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="kgrag-retrieve")
+
+    @property
+    def executor(self) -> ThreadPoolExecutor:
+        return self._executor
 
     def warm(self) -> None:
         """Load what the first query would otherwise wait for (call it at API startup).
@@ -87,7 +96,8 @@ class QueryPipeline:
                 self.reranker.load()
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True)
+        if self._owns_executor:
+            self._executor.shutdown(wait=True)
 
     def __enter__(self) -> QueryPipeline:
         return self
@@ -328,7 +338,7 @@ def _passage(rank: int, hit: FusedHit, chunk: ChunkRecord, rerank_score: float |
 
 # -- factory ----------------------------------------------------------------------------------------
 def build_pipeline(rt: Runtime, *, signals: Sequence[str] | None = None, max_workers: int = 8,
-                   builder: bool = False) -> QueryPipeline:
+                   builder: bool = False, executor: ThreadPoolExecutor | None = None) -> QueryPipeline:
     """Retrievers for ``signals`` (default: settings.retrieval.signals). Build only what queries
     will ask for: the graph retriever may load spaCy and a graph file.
 
@@ -351,10 +361,13 @@ def build_pipeline(rt: Runtime, *, signals: Sequence[str] | None = None, max_wor
             retrievers["graph"] = graph
         else:
             unavailable["graph"] = status
-    reranker = Reranker(settings.rerank, device=settings.embedding.device) if settings.rerank.enabled else None
+    # one cross-encoder per process, whatever the workspace: it holds no corpus
+    reranker = (rt.model(("reranker", settings.rerank.model_dump_json(), settings.embedding.device),
+                         lambda: Reranker(settings.rerank, device=settings.embedding.device))
+                if settings.rerank.enabled else None)
     return QueryPipeline(rt.store, settings, retrievers, unavailable=unavailable, reranker=reranker,
                          default_signals=wanted, max_workers=max_workers, llm=require_llm(settings),
-                         activity=rt.activity)
+                         executor=executor, activity=rt.activity)
 
 
 def _graph_retriever(rt: Runtime) -> tuple[Retriever | None, StageStatus]:

@@ -44,7 +44,7 @@ class ArtifactSync:
     """Keeps this process's BM25 index and graph at the versions published in the database."""
 
     def __init__(self, rt: Runtime, bm25: BM25Retriever | None, graph: GraphHolder | None, *,
-                 background_builds: bool | None = None) -> None:
+                 background_builds: bool | None = None, listen: bool = True) -> None:
         self.rt = rt
         self.bm25 = bm25
         self.graph = graph
@@ -57,6 +57,7 @@ class ArtifactSync:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._listener: psycopg.Connection | None = None
+        self._listens = listen
         self.last_error: str = ""
         self._behind = index_behind(rt)
 
@@ -162,6 +163,9 @@ class ArtifactSync:
         """Block until a kick, a notification (its channel) or ``timeout``; '' for a timeout."""
         if self._wake.is_set():
             return KICK
+        if not self._listens:  # polling only: wake on a local kick or the timeout
+            self._wake.wait(timeout)
+            return KICK if self._wake.is_set() else ""
         try:
             conn = self._listen()
             for note in conn.notifies(timeout=timeout, stop_after=1):
@@ -230,7 +234,7 @@ def fetch_published_graph(rt: Runtime) -> None:
 
 
 def sync_for(rt: Runtime, pipeline: QueryPipeline, *, background_builds: bool | None = None,
-             start: bool = True) -> ArtifactSync:
+             start: bool = True, listen: bool = True) -> ArtifactSync:
     """The sync for a pipeline's BM25 retriever and the runtime's graph holder (either may be absent).
 
     A query that sees a stale index never builds: the retriever tells the runtime's IndexBehind, which
@@ -238,7 +242,7 @@ def sync_for(rt: Runtime, pipeline: QueryPipeline, *, background_builds: bool | 
     bm25 = pipeline.retrievers.get("bm25")
     bm25 = bm25 if isinstance(bm25, BM25Retriever) else None
     graph = graph_holder(rt) if "graph" in pipeline.retrievers else None
-    sync = ArtifactSync(rt, bm25, graph, background_builds=background_builds)
+    sync = ArtifactSync(rt, bm25, graph, background_builds=background_builds, listen=listen)
     if start:
         sync.start()
     return sync

@@ -88,7 +88,7 @@ def test_no_operation_answers_5xx(make_settings: Callable[..., Settings], embedd
     assert {key.rsplit(" [", 1)[0] for key in calls if key.endswith("[positive]")} == labels
     unfuzzed = labels - {key.rsplit(" [", 1)[0] for key in calls if key.endswith("[negative]")}
     assert unfuzzed == {"GET /healthz", "GET /readyz", "GET /v1/models", "GET /v1/artifacts", "GET /v1/capabilities",
-                        "GET /v1/jobs/{job_id}"}, unfuzzed
+                        "GET /v1/jobs/{job_id}", "GET /v1/workspaces"}, unfuzzed
     print({k: round(v, 1) for k, v in seconds.items()})
     print(f"fuzzed {len(operations)} operations, {sum(calls.values())} requests: {calls}")
 

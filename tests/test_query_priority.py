@@ -84,3 +84,11 @@ def test_the_query_pipeline_counts_itself_in_flight(runtime: Runtime) -> None:
     finally:
         rt.close()
 
+
+
+def test_every_workspace_of_a_process_counts_in_one_activity(runtime: Runtime) -> None:
+    """The cores are the process's: an upload to one workspace waits for a query in another."""
+    child = Runtime(runtime.settings, parent=runtime)
+    assert child.activity is runtime.activity
+    with child.activity.query():
+        assert runtime.activity.in_flight == 1

@@ -7,12 +7,15 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from kgrag.api.cli.access import audit as audit_command
+from kgrag.api.cli.access import keys_app, workspace_app
 from kgrag.api.cli.ask import ask as ask_command
 from kgrag.api.cli.common import (
     CliApp,
     ExecutorKind,
     ExecutorOption,
     RayAddressOption,
+    WorkspaceOption,
     console,
     err_console,
     executor_settings,
@@ -27,6 +30,7 @@ from kgrag.api.cli.mcp_command import mcp as mcp_command
 from kgrag.api.cli.query import query as query_command
 from kgrag.api.cli.serve import serve as serve_command
 from kgrag.api.doctor import run_checks
+from kgrag.core.access import CLI, Audit
 from kgrag.ingest.pipeline import Ingestor, IngestReport
 from kgrag.retrieval.maintenance import delete_document_everywhere, publish_bm25
 from rich.markup import escape
@@ -49,6 +53,8 @@ index_app = CliApp(help="The BM25 index every replica serves (built here, publis
 app.add_typer(index_app, name="index")
 app.add_typer(graph_app, name="graph")
 app.add_typer(eval_app, name="eval")
+app.add_typer(workspace_app, name="workspace")
+app.add_typer(keys_app, name="keys")
 app.command("serve")(serve_command)
 app.command("mcp")(mcp_command)
 app.command("query")(query_command)
@@ -67,6 +73,7 @@ def ingest(
     )] = False,
     executor: ExecutorOption = None,
     ray_address: RayAddressOption = None,
+    workspace: WorkspaceOption = None,
 ) -> None:
     """Ingest PDF, Word (.docx), Markdown, text, HTML and CSV files into the store.
 
@@ -85,7 +92,7 @@ def ingest(
     report = Ingestor.nothing_to_read(paths, follow_outside_links=follow_outside_links)
     if report is None:
         report = _ingest(paths, allow_duplicates=allow_duplicates, follow_outside_links=follow_outside_links,
-                         executor=executor, ray_address=ray_address)
+                         executor=executor, ray_address=ray_address, workspace=workspace)
     table = Table(title="ingest summary")
     for col in ("outcome", "files"):
         table.add_column(col)
@@ -109,8 +116,8 @@ def ingest(
 
 
 def _ingest(paths: list[Path], *, allow_duplicates: bool, follow_outside_links: bool,
-            executor: ExecutorKind | None, ray_address: str | None) -> IngestReport:
-    with runtime() as rt:
+            executor: ExecutorKind | None, ray_address: str | None, workspace: str | None = None) -> IngestReport:
+    with runtime(workspace=workspace) as rt:
         ingestor = Ingestor.from_runtime(rt, allow_duplicates=allow_duplicates,
                                          executor=executor_settings(rt.settings, executor, ray_address))
         with progress_bar("ingesting") as progress:
@@ -121,6 +128,10 @@ def _ingest(paths: list[Path], *, allow_duplicates: bool, follow_outside_links: 
                 on_file=lambda _src: progress.advance(task),
                 follow_outside_links=follow_outside_links,
             )
+        audit = Audit(rt.database)
+        for action, sources in (("document.added", report.added), ("document.replaced", report.replaced)):
+            for source in sources:
+                audit.record(CLI, rt.settings.workspace, action, str(report.document_ids.get(source, "")))
         if report.added or report.replaced:
             with console.status("publishing the BM25 index"):
                 index = publish_bm25(rt)
@@ -133,12 +144,13 @@ def _ingest(paths: list[Path], *, allow_duplicates: bool, follow_outside_links: 
 def documents_list(
     limit: Annotated[int, typer.Option(min=1, help="At most this many rows.")] = 100,
     offset: Annotated[int, typer.Option(min=0, help="Skip this many rows first.")] = 0,
+    workspace: WorkspaceOption = None,
 ) -> None:
     """List stored documents with their ids (for `kgrag documents delete ID`).
 
     Example:  kgrag documents list --limit 20
     """
-    with runtime() as rt:
+    with runtime(workspace=workspace) as rt:
         docs = rt.store.list_documents(limit=limit, offset=offset)
     table = Table()
     for col in ("id", "status", "title", "source", "type", "chunks"):
@@ -161,13 +173,15 @@ def documents_list(
 @handle_errors
 def documents_delete(
     document_id: Annotated[int, typer.Argument(help="The id shown by `kgrag documents list`.")],
+    workspace: WorkspaceOption = None,
 ) -> None:
     """Delete a document and everything derived from it (chunks, graph evidence, its words in the BM25 index).
 
     Example:  kgrag documents delete 3
     """
-    with runtime() as rt:
+    with runtime(workspace=workspace) as rt:
         record = delete_document_everywhere(rt, document_id)
+        Audit(rt.database).record(CLI, rt.settings.workspace, "document.delete", str(record.id))
     console.print(f"deleted document {record.id} ({record.source}, {record.chunk_count} chunks)")
 
 
@@ -175,6 +189,7 @@ def documents_delete(
 @handle_errors
 def index_build(
     force: Annotated[bool, typer.Option("--force", help="Rebuild even when the published index is current.")] = False,
+    workspace: WorkspaceOption = None,
 ) -> None:
     """Build the BM25 index from the database and publish it to every replica.
 
@@ -185,8 +200,9 @@ def index_build(
     Example:  kgrag index build
     """
     t0 = time.perf_counter()
-    with runtime() as rt, console.status("building the BM25 index"):
+    with runtime(workspace=workspace) as rt, console.status("building the BM25 index"):
         index = publish_bm25(rt, force=force)
+        Audit(rt.database).record(CLI, rt.settings.workspace, "index.build", f"v{index.corpus_version}")
     console.print(f"BM25 index published at corpus version {index.corpus_version} ({index.size} chunks) in "
                   f"{time.perf_counter() - t0:.1f} s")
 
@@ -212,6 +228,9 @@ def doctor() -> None:
         failed |= check.required and not check.ok
     if failed:
         raise typer.Exit(1)
+
+
+app.command("audit")(audit_command)  # after the corpus commands in `kgrag --help`
 
 
 def main() -> None:

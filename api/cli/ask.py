@@ -6,7 +6,7 @@ import sys
 from typing import Annotated
 
 import typer
-from kgrag.api.cli.common import console, err_console, handle_errors, runtime
+from kgrag.api.cli.common import WorkspaceOption, console, err_console, handle_errors, runtime
 from kgrag.api.cli.query import FILTER_HELP, exit_if_store_empty, parse_filters, parse_signals, print_warnings
 from kgrag.core.runtime import Runtime
 from kgrag.core.types import Filters
@@ -27,6 +27,7 @@ def ask(
     no_rerank: Annotated[bool, typer.Option("--no-rerank", help="Skip the cross-encoder.")] = False,
     filters: Annotated[list[str] | None, typer.Option("--filter", help=FILTER_HELP)] = None,
     previous: Annotated[list[str] | None, typer.Option("--previous", help=PREVIOUS_HELP)] = None,
+    workspace: WorkspaceOption = None,
 ) -> None:
     """Answer QUESTION from your documents, citing the passages it rests on as \\[n].
 
@@ -45,7 +46,7 @@ def ask(
     """
     wanted = parse_signals(signals)
     where = parse_filters(filters)
-    with runtime(light=True) as rt:
+    with runtime(light=True, workspace=workspace) as rt:
         # A generative backend missing its key or model fails here, before seconds of retrieval, with the fix.
         answerer = (make_answerer(rt.settings.answer) if resolve_backend(rt.settings.answer) != "extractive"
                     else None)

@@ -172,11 +172,27 @@ def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
+WorkspaceOption = Annotated[str | None, typer.Option(
+    "--workspace", "-w", metavar="NAME",
+    help="Work in this workspace (its own documents, graph and indexes; KGRAG_WORKSPACE, default: default). "
+         "Make one with `kgrag workspace create NAME`.")]
+
+
+def in_workspace(settings: Settings, workspace: str | None) -> Settings:
+    """The settings with the command line's --workspace on top (its name checked before anything starts)."""
+    if workspace is None:
+        return settings
+    from kgrag.core.workspaces import check_name
+
+    return settings.for_workspace(check_name(workspace))
+
+
 @contextmanager
-def runtime(*, light: bool = False) -> Iterator[Runtime]:
-    """``light`` for the one-shot query commands: models are computed the cheapest way to start (core.runtime)."""
+def runtime(*, light: bool = False, workspace: str | None = None) -> Iterator[Runtime]:
+    """``light`` for the one-shot query commands: models are computed the cheapest way to start (core.runtime).
+    ``workspace``: the command's --workspace (else KGRAG_WORKSPACE)."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    rt = Runtime(load_settings(), light=light)
+    rt = Runtime(in_workspace(load_settings(), workspace), light=light)
     try:
         yield rt
     finally:

@@ -10,7 +10,7 @@ import typer
 from kgrag.api.cli.common import CliApp, console, handle_errors, load_settings, progress_bar
 from kgrag.core.errors import InvalidInputError
 from kgrag.core.runtime import Runtime
-from kgrag.core.settings import DatabaseSettings
+from kgrag.core.settings import DEFAULT_WORKSPACE, DatabaseSettings
 from rich.markup import escape
 
 eval_app = CliApp(help="Evaluate retrieval: ablations over dense, BM25 and graph, and their reports.",
@@ -66,7 +66,9 @@ def run(
 
     ds = load_dataset(dataset, drop_titles=drop_titles).subset(limit)
     base = load_settings()
-    settings = base.model_copy(update={"home": base.home / "eval" / ds.name, "database": DatabaseSettings()})
+    # its own embedded database, so its own (default) workspace: an eval never reads or writes a team's corpus
+    settings = base.model_copy(update={"home": base.home / "eval" / ds.name, "database": DatabaseSettings(),
+                                       "workspace": DEFAULT_WORKSPACE})
     out = (output or base.home / "eval" / "results" / f"{ds.name}.json").resolve()
     with Runtime(settings) as rt, progress_bar("eval") as progress:
         tasks: dict[str, int] = {}

@@ -11,12 +11,14 @@ from kgrag.api.cli.common import (
     CliApp,
     ExecutorOption,
     RayAddressOption,
+    WorkspaceOption,
     console,
     executor_settings,
     handle_errors,
     progress_bar,
     runtime,
 )
+from kgrag.core.access import CLI, Audit
 from kgrag.core.errors import GraphMissingError
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import ExecutorSettings
@@ -69,6 +71,7 @@ def build(
              "1 parses in this process. Ignored with --executor ray.")] = None,
     executor: ExecutorOption = None,
     ray_address: RayAddressOption = None,
+    workspace: WorkspaceOption = None,
 ) -> None:
     """Extract entities and relations from chunks not yet processed and write the graph file.
 
@@ -82,9 +85,10 @@ def build(
               kgrag graph build --executor ray                  (spaCy on a local Ray, one actor per core)
               kgrag graph build --ray-address ray://head:10001  (spaCy on a Ray cluster; needs kgrag\\[ray])
     """
-    with runtime() as rt:
+    with runtime(workspace=workspace) as rt:
         report = run_build(rt, rebuild=rebuild, processes=processes,
                            executor=executor_settings(rt.settings, executor, ray_address))
+        Audit(rt.database).record(CLI, rt.settings.workspace, "graph.build", "rebuild" if rebuild else "incremental")
     table = Table(title="graph build")
     table.add_column("")
     table.add_column("value", justify="right")
@@ -104,6 +108,7 @@ def build(
 @handle_errors
 def stats(
     top: Annotated[int, typer.Option(min=0, help="Also list this many entities by PageRank.")] = 10,
+    workspace: WorkspaceOption = None,
 ) -> None:
     """Show what the graph file holds, whether it is stale, and the stored extraction counts.
 
@@ -113,7 +118,7 @@ def stats(
     from kgrag.kg.store import GraphStore
     from kgrag.retrieval.sync import fetch_published_graph
 
-    with runtime() as rt:
+    with runtime(workspace=workspace) as rt:
         fetch_published_graph(rt)
         path = rt.settings.graph_path
         counts = GraphStore(rt.db).counts()
@@ -151,6 +156,7 @@ def export(
     hops: Annotated[int, typer.Option(min=1, max=4, help="Neighbourhood depth with --entity.")] = 1,
     top: Annotated[int | None, typer.Option(min=1, help="Only the N most important entities.")] = None,
     by: Annotated[RankBy, typer.Option(help="Importance for --top: pagerank or degree.")] = RankBy.pagerank,
+    workspace: WorkspaceOption = None,
 ) -> None:
     """Export the graph (or a subgraph) for other tools or as a self-contained HTML view.
 
@@ -167,7 +173,7 @@ def export(
     from kgrag.kg.store import GraphStore
     from kgrag.retrieval.sync import fetch_published_graph
 
-    with runtime() as rt:
+    with runtime(workspace=workspace) as rt:
         fetch_published_graph(rt)
         path = rt.settings.graph_path
         if not path.exists():

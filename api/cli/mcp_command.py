@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from kgrag.api.cli.common import err_console, handle_errors, runtime
+from kgrag.api.cli.common import WorkspaceOption, err_console, handle_errors, runtime
 from kgrag.api.cli.serve import check_exposure, check_port_free
 
 if TYPE_CHECKING:
@@ -41,6 +41,7 @@ def mcp(
     allow_no_auth: Annotated[bool, typer.Option(
         "--allow-no-auth", help="With --transport http: listen beyond localhost with no API keys configured "
                                 "(anyone can read the documents).")] = False,
+    workspace: WorkspaceOption = None,
 ) -> None:
     """Serve the documents to AI agents over the Model Context Protocol (Claude Desktop, IDEs, agent frameworks).
 
@@ -51,22 +52,23 @@ def mcp(
     Over stdio the MCP host starts `kgrag mcp` itself; put the settings it needs (KGRAG_HOME, or
     KGRAG_DATABASE__URL) in the host's `env` block. Over HTTP, set KGRAG_API__API_KEYS='["a-long-random-key"]'
     and clients send `Authorization: Bearer <key>`; with no keys it listens only on localhost unless you pass
-    --allow-no-auth. Client configuration examples are in docs/api.md.
+    --allow-no-auth (the MCP endpoint takes the KGRAG_API__API_KEYS keys and serves one workspace, --workspace).
+    Client configuration examples are in docs/api.md.
 
     Example:  kgrag mcp                                  (stdio, for a host's mcpServers entry)
               kgrag mcp --transport http --port 8001     (http://127.0.0.1:8001/mcp)
     """
     if transport is Transport.stdio:
-        _serve_stdio()
+        _serve_stdio(workspace)
     else:
-        _serve_http(host, port, allow_no_auth)
+        _serve_http(host, port, allow_no_auth, workspace)
 
 
-def _serve_stdio() -> None:
+def _serve_stdio(workspace: str | None) -> None:
     from kgrag.api.deps import build_resources
     from kgrag.api.mcp_server import build_server
 
-    with runtime() as rt:
+    with runtime(workspace=workspace) as rt:
         # stdout is the protocol's wire: nothing loading the models prints may reach it before the SDK
         # claims it (from then on it diverts stray writes to stderr itself).
         with contextlib.redirect_stdout(sys.stderr):
@@ -78,14 +80,14 @@ def _serve_stdio() -> None:
             res.close()
 
 
-def _serve_http(host: str | None, port: int, allow_no_auth: bool) -> None:
+def _serve_http(host: str | None, port: int, allow_no_auth: bool, workspace: str | None) -> None:
     import uvicorn
-    from kgrag.api.cli.common import load_settings
+    from kgrag.api.cli.common import in_workspace, load_settings
     from kgrag.api.deps import build_resources
     from kgrag.api.mcp_server import MCP_PATH, http_app
     from kgrag.core.runtime import Runtime
 
-    settings = load_settings()
+    settings = in_workspace(load_settings(), workspace)
     api = settings.api.model_copy(update={"host": host} if host else {})
     check_exposure(api.host, bool(api.api_keys), allow_no_auth, command="kgrag mcp --transport http",
                    risk="anyone could read the documents")

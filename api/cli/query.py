@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from kgrag.api.cli.common import console, err_console, handle_errors, runtime
+from kgrag.api.cli.common import WorkspaceOption, console, err_console, handle_errors, runtime
 from kgrag.core.types import Filters
 from kgrag.retrieval.pipeline import KNOWN_SIGNALS, build_pipeline
 from kgrag.retrieval.results import PassageHit, PipelineResult
@@ -63,6 +63,7 @@ def query(
     previous: Annotated[list[str] | None, typer.Option("--previous", help=(
         "An earlier question of the conversation, oldest first (repeat for more): QUESTION is then a follow-up, "
         "rewritten to stand alone; --explain shows the question that ran."))] = None,
+    workspace: WorkspaceOption = None,
 ) -> None:
     """Find the passages that best answer QUESTION.
 
@@ -76,7 +77,7 @@ def query(
     """
     wanted = parse_signals(signals)
     where = parse_filters(filters)
-    with runtime(light=True) as rt, build_pipeline(rt, signals=wanted, builder=True) as pipe:
+    with runtime(light=True, workspace=workspace) as rt, build_pipeline(rt, signals=wanted, builder=True) as pipe:
         sync_for(rt, pipe, start=False).sync_once()  # the graph and BM25 index the database publishes
         if previous:
             from kgrag.api.cli.ask import follow_up, print_standalone

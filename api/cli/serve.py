@@ -7,8 +7,9 @@ import socket
 from typing import Annotated
 
 import typer
-from kgrag.api.cli.common import err_console, handle_errors, load_settings
+from kgrag.api.cli.common import err_console, handle_errors, in_workspace, load_settings
 from kgrag.core.errors import ConfigError
+from kgrag.core.settings import Settings
 
 
 def _is_loopback(host: str) -> bool:
@@ -47,6 +48,15 @@ def check_exposure(host: str, has_keys: bool, allow_no_auth: bool, *, command: s
         )
 
 
+def stored_keys(settings: Settings) -> bool:
+    """Whether `kgrag keys create` has made a key that is still active: then every request needs one."""
+    from kgrag.core.access import Keys
+    from kgrag.core.runtime import Runtime
+
+    with Runtime(settings) as rt:
+        return Keys(rt.database).any_active()
+
+
 @handle_errors
 def serve(
     host: Annotated[str | None, typer.Option(help="Interface to listen on (default api.host, 127.0.0.1).")] = None,
@@ -54,6 +64,10 @@ def serve(
     log_level: Annotated[str, typer.Option(help="uvicorn log level: critical, error, warning, info, debug.")] = "info",
     allow_no_auth: Annotated[bool, typer.Option(
         "--allow-no-auth", help="Listen beyond localhost with no API keys configured (anyone can write).")] = False,
+    workspace: Annotated[str | None, typer.Option(
+        "--workspace", "-w", metavar="NAME",
+        help="The workspace requests use when neither their key nor the X-Kgrag-Workspace header names one "
+             "(KGRAG_WORKSPACE, default: default). Keys made by `kgrag keys create` always use their own.")] = None,
 ) -> None:
     """Serve the web UI and the REST API: queries with cited answers, document upload, graph builds.
 
@@ -61,7 +75,8 @@ def serve(
     OpenAI's API can use http://HOST:PORT/v1 as their base URL (model "kgrag").
 
     Set KGRAG_API__API_KEYS='["a-long-random-key"]' to require `Authorization: Bearer <key>` on every
-    /v1 route. With no keys the server listens only on localhost, unless you pass --allow-no-auth.
+    /v1 route (these are admin keys of every workspace), or make keys scoped to one workspace and role with
+    `kgrag keys create`. With no keys the server listens only on localhost, unless you pass --allow-no-auth.
 
     Answers come from Gemini when GEMINI_API_KEY (or Vertex AI settings) is set, from an OpenAI-compatible
     server (Ollama, vLLM, llama.cpp) when KGRAG_ANSWER__OPENAI_MODEL and KGRAG_ANSWER__OPENAI_BASE_URL are,
@@ -77,12 +92,14 @@ def serve(
     import uvicorn
     from kgrag.api.app import create_app
 
-    settings = load_settings()
+    settings = in_workspace(load_settings(), workspace)
     api = settings.api.model_copy(update={k: v for k, v in (("host", host), ("port", port)) if v is not None})
-    check_exposure(api.host, bool(api.api_keys), allow_no_auth, command="kgrag serve")
+    has_keys = bool(api.api_keys) or (not _is_loopback(api.host) and stored_keys(settings))
+    check_exposure(api.host, has_keys, allow_no_auth, command="kgrag serve")
     check_port_free(api.host, api.port)  # before announcing a URL that another process answers
-    if not api.api_keys:
-        err_console.print("[yellow]note:[/] no API keys configured; every request is allowed")
+    if not has_keys:
+        err_console.print("[yellow]note:[/] no API keys configured; every request is allowed (until "
+                          "`kgrag keys create` makes one)")
     err_console.print(f"web UI at http://{api.host}:{api.port}/ · API docs at http://{api.host}:{api.port}/docs")
     settings = settings.model_copy(update={"api": api})
     uvicorn.run(create_app(settings), host=api.host, port=api.port, log_level=log_level, access_log=True,

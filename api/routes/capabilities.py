@@ -1,4 +1,5 @@
-"""``GET /v1/capabilities``: what this server accepts, so a client (the web UI) need not hard-code it.
+"""``GET /v1/capabilities`` and ``GET /v1/workspaces``: what this server accepts and which workspaces a key may
+use, so a client (the web UI) need not hard-code them.
 
 The upload formats are the ingest loaders' own list, and the retrieval defaults and limits are this
 server's settings: the UI's file picker and its Ask options follow the server they talk to.
@@ -9,7 +10,7 @@ from __future__ import annotations
 from typing import get_args
 
 from fastapi import APIRouter
-from kgrag.api.deps import Authorized, ResourcesDep
+from kgrag.api.deps import Authorized, PrincipalDep, ResourcesDep, TenancyDep
 from kgrag.api.openapi import COMMON, errors
 from kgrag.api.schemas import Signal
 from kgrag.ingest.loaders import SUPPORTED_SUFFIXES
@@ -36,3 +37,19 @@ def capabilities(res: ResourcesDep) -> CapabilitiesOut:
     return CapabilitiesOut(upload_formats=dict(SUPPORTED_SUFFIXES), max_upload_bytes=s.api.max_upload_bytes,
                            signals=list(get_args(Signal)), default_signals=list(s.retrieval.signals),
                            default_top_k=s.retrieval.top_k, max_top_k=s.api.max_top_k, rerank=s.rerank.enabled)
+
+
+class WorkspacesOut(BaseModel):
+    workspaces: list[str] = Field(description="The workspaces this key may use: its own for a stored key, every "
+                                  "workspace for a KGRAG_API__API_KEYS key (or a server without keys).")
+    current: str = Field(description="The workspace a request works in when it sends no X-Kgrag-Workspace header.")
+    role: str = Field(description="The key's role: reader, writer or admin.")
+
+
+@router.get("/workspaces", response_model=WorkspacesOut)
+def workspaces(principal: PrincipalDep, tenancy: TenancyDep) -> WorkspacesOut:
+    """The workspaces this key may use (never any other's name), for a client's workspace picker."""
+    if principal.workspace is not None:
+        return WorkspacesOut(workspaces=[principal.workspace], current=principal.workspace, role=principal.role)
+    return WorkspacesOut(workspaces=tenancy.root.runtime.workspaces.names(), current=tenancy.root.workspace,
+                         role=principal.role)

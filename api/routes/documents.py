@@ -17,7 +17,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from kgrag.api import service
-from kgrag.api.deps import Authorized, Resources, ResourcesDep
+from kgrag.api.deps import Authorized, Resources, ResourcesDep, Writer, audit
 from kgrag.api.openapi import COMMON, errors
 from kgrag.api.problems import RequestTooLargeError
 from kgrag.api.schemas import DocumentDetail, DocumentList, DocumentOut, IngestOut, TextDocumentIn
@@ -189,7 +189,7 @@ def _ingest(res: Resources, doc: LoadedDocument, allow_duplicates: bool) -> Inge
 
 
 @router.post("", status_code=201, response_model=IngestOut, openapi_extra=_UPLOAD_BODY,
-             responses=errors(400, 409))
+             responses=errors(400, 403, 409), dependencies=[Writer])
 async def upload_document(
     request: Request, res: ResourcesDep,
     allow_duplicates: Annotated[bool, Query(description="Store it even when another source holds the same "
@@ -208,7 +208,10 @@ async def upload_document(
     else:
         raise InvalidInputError(f"unsupported content type {content_type or '(none)'}",
                                 fix="send multipart/form-data with a `file` field, or application/json text")
-    return await run_in_threadpool(_ingest, res, doc, allow_duplicates)
+    out = await run_in_threadpool(_ingest, res, doc, allow_duplicates)
+    if out.outcome != "unchanged":
+        await run_in_threadpool(audit, request, res, f"document.{out.outcome}", str(out.document.id))
+    return out
 
 
 @router.get("", response_model=DocumentList)
@@ -241,10 +244,11 @@ def get_document(
                                    chunk_offset=chunk_offset, chunk_limit=chunk_limit)
 
 
-@router.delete("/{document_id}", response_model=DocumentOut, responses=errors(404))
-def delete_document(document_id: int, res: ResourcesDep) -> DocumentOut:
+@router.delete("/{document_id}", response_model=DocumentOut, responses=errors(403, 404), dependencies=[Writer])
+def delete_document(document_id: int, res: ResourcesDep, request: Request) -> DocumentOut:
     """Deletes the document, its chunks, its graph evidence and the entities only it mentioned, and the
     BM25 index holding its words; returns what was deleted."""
     record = delete_document_everywhere(res.runtime, document_id)
+    audit(request, res, "document.delete", str(record.id))
     res.sync.sync_once()  # swap to the index published without it before answering
     return DocumentOut.of(record)

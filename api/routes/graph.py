@@ -7,8 +7,8 @@ import tempfile
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Response
-from kgrag.api.deps import Authorized, Resources, ResourcesDep
+from fastapi import APIRouter, Query, Request, Response
+from kgrag.api.deps import Admin, Authorized, Resources, ResourcesDep, audit
 from kgrag.api.jobs import Job
 from kgrag.api.openapi import COMMON, errors
 from kgrag.api.schemas import ArtifactOut, ArtifactsOut, JobOut
@@ -38,10 +38,12 @@ def _build(res: Resources, rebuild: bool) -> dict[str, Any]:
     return {name: getattr(report, name) for name in report.__dataclass_fields__ if name != "path"}
 
 
-@router.post("/graph/build", status_code=202, response_model=JobOut, responses=errors(409))
-def build_graph(res: ResourcesDep, response: Response, rebuild: bool = False) -> JobOut:
+@router.post("/graph/build", status_code=202, response_model=JobOut, responses=errors(403, 409),
+             dependencies=[Admin])
+def build_graph(res: ResourcesDep, request: Request, response: Response, rebuild: bool = False) -> JobOut:
     """Queue a graph build (incremental unless ``rebuild``); poll the returned job at ``Location``."""
     job = res.jobs.submit("graph-build", lambda: _build(res, rebuild))
+    audit(request, res, "graph.build", job.id)
     response.headers["Location"] = f"/v1/jobs/{job.id}"
     return job_out(job)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
-from kgrag.api.deps import ResourcesDep
+from kgrag.api.deps import RootResourcesDep
 from kgrag.api.doctor import check_database, check_embedding_model
 from kgrag.api.schemas import CheckOut, ReadyOut
 
@@ -21,7 +21,7 @@ async def healthz() -> dict[str, str]:
 
 
 @router.get("/readyz", response_model=ReadyOut, responses={503: {"model": ReadyOut}})
-def readyz(res: ResourcesDep) -> JSONResponse:
+def readyz(res: RootResourcesDep) -> JSONResponse:
     """Ready when the database answers and the embedding model is loaded; 503 with the fix otherwise."""
     checks = [check(res.runtime) for check in READY_CHECKS]
     ready = all(c.ok or not c.required for c in checks)

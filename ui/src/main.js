@@ -8,6 +8,7 @@ import forceAtlas2 from "graphology-layout-forceatlas2";
 import Sigma, { DEFAULT_STYLES } from "sigma";
 
 const KEY_STORAGE = "kgrag.apiKey";
+const WORKSPACE_STORAGE = "kgrag.workspace";
 // Set by `kgrag graph export --format html` (api/ui_export.py): the graph views inlined, no server.
 const STATIC = window.KGRAG_STATIC || null;
 const COLORS = {
@@ -48,7 +49,34 @@ class ApiError extends Error {
 
 function authHeaders() {
   const key = localStorage.getItem(KEY_STORAGE);
-  return key ? { Authorization: `Bearer ${key}` } : {};
+  const workspace = localStorage.getItem(WORKSPACE_STORAGE);
+  return { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...(workspace ? { "X-Kgrag-Workspace": workspace } : {}) };
+}
+
+// The workspace picker lists the key's workspaces only (GET /v1/workspaces); every request then names the
+// chosen one in X-Kgrag-Workspace, which the server checks against the key.
+async function loadWorkspaces() {
+  const select = document.getElementById("workspace");
+  if (!select) return;
+  let body;
+  try {
+    const key = localStorage.getItem(KEY_STORAGE);
+    const resp = await fetch("/v1/workspaces", { headers: key ? { Authorization: `Bearer ${key}` } : {} });
+    if (!resp.ok) throw await problemOf(resp);
+    body = await resp.json();
+  } catch {
+    select.replaceChildren();
+    select.parentElement.hidden = true;
+    localStorage.removeItem(WORKSPACE_STORAGE);
+    return;
+  }
+  const stored = localStorage.getItem(WORKSPACE_STORAGE);
+  const chosen = body.workspaces.includes(stored) ? stored : body.current;
+  localStorage.setItem(WORKSPACE_STORAGE, chosen);
+  select.replaceChildren(...body.workspaces.map((w) => h("option", { value: w }, w)));
+  select.value = chosen;
+  select.parentElement.hidden = false;
+  document.body.dataset.workspace = chosen;
 }
 
 async function problemOf(resp) {
@@ -131,7 +159,7 @@ async function* postEvents(path, body) {
 // -- server capabilities (upload formats, query options), asked once per API key ---------------------
 const capabilitiesByKey = new Map();
 function capabilities() {
-  const key = localStorage.getItem(KEY_STORAGE) || "";
+  const key = `${localStorage.getItem(KEY_STORAGE) || ""}@${localStorage.getItem(WORKSPACE_STORAGE) || ""}`;
   if (!capabilitiesByKey.has(key)) {
     capabilitiesByKey.set(key, api("/v1/capabilities").catch((err) => { capabilitiesByKey.delete(key); throw err; }));
   }
@@ -787,6 +815,8 @@ function route() {
   killRenderer();
   for (const k of Object.keys(document.body.dataset)) delete document.body.dataset[k];  // state of the last page
   document.body.dataset.page = name;
+  const workspace = localStorage.getItem(WORKSPACE_STORAGE);
+  if (workspace && !STATIC) document.body.dataset.workspace = workspace;
   for (const a of document.querySelectorAll("header nav a[data-page]")) a.classList.toggle("active", a.dataset.page === name);
   ({ ask: renderAsk, documents: renderDocuments, graph: renderGraph })[name](params);
 }
@@ -799,12 +829,20 @@ function init() {
     return;
   }
   key.value = localStorage.getItem(KEY_STORAGE) || "";
-  key.addEventListener("change", () => {
+  key.addEventListener("change", async () => {
     if (key.value) localStorage.setItem(KEY_STORAGE, key.value); else localStorage.removeItem(KEY_STORAGE);
+    await loadWorkspaces();
     route();
   });
+  const workspace = document.getElementById("workspace");
+  if (workspace) {
+    workspace.addEventListener("change", () => {
+      localStorage.setItem(WORKSPACE_STORAGE, workspace.value);
+      route();
+    });
+  }
   window.addEventListener("hashchange", route);
-  route();
+  loadWorkspaces().then(route);
 }
 
 init();
