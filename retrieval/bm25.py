@@ -238,7 +238,8 @@ def install(root: Path, folder: Path) -> Path:
     Never backwards: when CURRENT already names a newer index of the same database (a delete published
     and installed one while the sync thread was still installing the version before), that one stays and
     ``folder`` is deleted instead; otherwise a late install would serve the deleted words again and pull
-    the folder from under the delete that is about to load it. Returns the folder now current.
+    the folder from under the delete that is about to load it. For the same reason a newer folder not yet
+    current survives (its own install deletes the older ones). Returns the folder now current.
     """
     try:
         held: Path | None = root / (root / _CURRENT).read_text().strip()
@@ -251,7 +252,10 @@ def install(root: Path, folder: Path) -> Path:
         pointer.write_text(folder.name)
         os.replace(pointer, root / _CURRENT)
     for entry in root.iterdir():
-        if entry.is_dir() and entry.name != folder.name and not entry.name.startswith(".tmp-"):
+        # A newer folder is kept: a delete's publish renames its index in before installing it, and a sync
+        # thread installing the version before must not pull it from under that install.
+        if (entry.is_dir() and entry.name != folder.name and not entry.name.startswith(".tmp-")
+                and not _newer(entry, folder)):
             shutil.rmtree(entry, ignore_errors=True)
     return folder
 

@@ -236,3 +236,28 @@ def test_a_late_install_of_an_older_index_never_replaces_the_one_a_delete_instal
     assert after is not None and after.path == newer.path and after.corpus_version == newer.corpus_version
     assert not older.path.exists(), "the older index, with the deleted words, is gone from the home"
     assert current == newer.path, "the caller loads the index that stayed current"
+
+
+def test_an_install_of_the_version_before_keeps_a_newer_folder_that_is_not_current_yet(
+        runtime: Runtime, tmp_path: Path) -> None:
+    """The DELETE 500 seen in CI: the delete's publish had renamed its new index in, but not yet pointed
+    CURRENT at it, when the sync thread installed the version before and swept every other folder; the
+    delete then pointed CURRENT at a folder that was gone."""
+    ingest(runtime, planted_loaded([RARE_TERM_DOC]))
+    root = runtime.settings.index_dir / "bm25"
+    older = load_index(root)
+    assert older is not None and older.path is not None
+    kept = tmp_path / older.path.name
+    shutil.copytree(older.path, kept)
+    doc_id = next(iter(ingest(runtime, planted_loaded([("late/3", "Harbours", "Tide gauges in Brenmoor Bay.")]))
+                       .document_ids.values()))
+    delete_document_everywhere(runtime, doc_id)
+    newer = load_index(root)
+    assert newer is not None and newer.path is not None and newer.corpus_version > older.corpus_version
+
+    shutil.copytree(kept, older.path)  # CURRENT still names the version before: the delete has not installed yet
+    (root / "CURRENT").write_text(older.path.name)
+    assert install(root, older.path) == older.path  # the sync thread's install of the version before
+    assert newer.path.exists(), "the delete's folder, newer and about to be installed, is kept"
+    assert install(root, newer.path) == newer.path  # the delete's install
+    assert not older.path.exists()
