@@ -495,7 +495,7 @@ def http_throughput(home: Path, qs: Sequence[str], *, clients: int, seconds: flo
     import psutil
 
     sys.path.insert(0, str(REPO / "bench"))
-    from soak import free_port
+    from soak import free_port, wait_until_healthy
 
     port = free_port()
     proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "serve", "--home", str(home),
@@ -516,16 +516,8 @@ def http_throughput(home: Path, qs: Sequence[str], *, clients: int, seconds: flo
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
     try:
-        deadline = time.monotonic() + 300
-        while True:
-            try:
-                if httpx.get(base + "/v1/health", timeout=2).status_code < 500:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the benchmark server did not start")
-            time.sleep(0.5)
+        wait_until_healthy(base, proc, within_s=300, request_timeout=2, poll_s=0.5,
+                           failure="the benchmark server did not start")
         with httpx.Client(base_url=base, timeout=120) as c:  # first graph query loads spaCy and the file
             for q in qs[:4]:
                 c.post("/v1/query", json={"question": q, "answer": False, "rerank": False})

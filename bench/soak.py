@@ -371,6 +371,22 @@ def preloaded(pid: int, lib: str | None) -> bool | None:
         return False
 
 
+def wait_until_healthy(base: str, proc: subprocess.Popen[Any], *, within_s: float, request_timeout: float,
+                       poll_s: float, failure: str) -> None:
+    """Returns once ``base``/v1/health answers below 500; RuntimeError(``failure``) when the server exits or
+    ``within_s`` pass first (a first start may load models and build indexes)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            if httpx.get(base + "/v1/health", timeout=request_timeout).status_code < 500:
+                return
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(failure)
+        time.sleep(poll_s)
+
+
 @contextmanager
 def serve_subprocess(home: Path, env: dict[str, str], log_path: Path) -> Iterator[tuple[str, int]]:
     """`kgrag serve` on a free loopback port with ``env`` added; yields (base URL, server pid)."""
@@ -383,16 +399,8 @@ def serve_subprocess(home: Path, env: dict[str, str], log_path: Path) -> Iterato
                                 env=full_env, stdout=log_file, stderr=subprocess.STDOUT)
         base = f"http://{LOOPBACK}:{port}"
         try:
-            deadline = time.monotonic() + 600
-            while True:
-                try:
-                    if httpx.get(base + "/v1/health", timeout=5).status_code < 500:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"kgrag serve did not start (see {log_path})")
-                time.sleep(1)
+            wait_until_healthy(base, proc, within_s=600, request_timeout=5, poll_s=1,
+                               failure=f"kgrag serve did not start (see {log_path})")
             yield base, proc.pid
         finally:
             proc.terminate()
