@@ -94,8 +94,7 @@ class GraphRetriever:
         hits, documents = self._hits(graph, linked, query, timings, check=check)
         timings["total"] = time.perf_counter() - t0
         lead, shared = lead_tiers(linked, self.settings)
-        lead = strong_tiers(tiers_in_hits(lead, [documents[h.chunk_id] for h in hits]), hits,
-                            self.settings.lead_min_share)
+        lead = strong_tiers(tiers_in_hits(lead, documents), hits, self.settings.lead_min_share)
         explanation["fusion_weight"]["leads"] = min(max(lead, default=0), len(hits))
         if shared:
             explanation["fusion_weight"]["shared_with_agreement"] = shared
@@ -110,8 +109,9 @@ class GraphRetriever:
                                   f"now at {current}): run `kgrag graph build`")
 
     def _hits(self, graph: LoadedGraph, linked: list[LinkedEntity], query: Query,
-              timings: dict[str, float], *, check: bool) -> tuple[tuple[Hit, ...], dict[int, int]]:
-        """The ranked hits, and each hit chunk's document node (a chunk of no document node: its own key)."""
+              timings: dict[str, float], *, check: bool) -> tuple[tuple[Hit, ...], list[int]]:
+        """The ranked hits, and each hit's document node in the same order (a chunk of no document node: a key
+        of its own)."""
         t0 = time.perf_counter()
         limit = max(query.k, 1) * OVERFETCH
         while True:
@@ -143,7 +143,7 @@ class GraphRetriever:
             for rank, (col, cid, s) in enumerate(keep, 1)
         )
         timings.update({"traverse": t1 - t0, "filter": t2 - t1, "hops": t3 - t2, "explain": time.perf_counter() - t3})
-        documents = {cid: home if (home := graph.home_of_chunk(col)) >= 0 else -1 - col for col, cid, _ in keep}
+        documents = [home if (home := graph.home_of_chunk(col)) >= 0 else -1 - col for col, _, _ in keep]
         return hits, documents
 
 
