@@ -43,9 +43,18 @@ class Resources:
     runtime: Runtime
     pipeline: QueryPipeline
     answerer: Answerer
-    ingestor: Ingestor
     jobs: JobRunner
     sync: ArtifactSync
+
+    @property
+    def ingestor(self) -> Ingestor:
+        """Made on the first upload, with ingestion's own model instance (Runtime.bulk_embedder): a replica
+        that only answers never loads it. Uploads wait while the pipeline answers (core.priority)."""
+        rt = self.runtime
+        s = rt.settings
+        return rt.shared(("ingestor",), lambda: Ingestor(
+            rt.store, rt.checked_embedder(bulk=True), s.chunking, s.embedding, s.ingest, sandbox=rt.sandbox,
+            activity=rt.activity))
 
     @property
     def settings(self) -> Settings:
@@ -79,10 +88,8 @@ def build_resources(rt: Runtime, *, shared: Resources | None = None, listen: boo
     sync.start()  # then new versions load in the background; builds never run in a query
     answerer = shared.answerer if shared is not None else answerer_for(settings.answer, embedder=embedder,
                                                                         spacy=rt.spacy)
-    ingestor = Ingestor(rt.store, embedder, settings.chunking, settings.embedding, settings.ingest,
-                        sandbox=rt.sandbox, activity=rt.activity)  # uploads wait while the pipeline answers
     log.info("answers by %s; signals %s", answerer.name, ",".join(settings.retrieval.signals))
-    return Resources(rt, pipeline, answerer, ingestor, JobRunner(rt.db, stale_after=settings.artifacts.job_stale_after),
+    return Resources(rt, pipeline, answerer, JobRunner(rt.db, stale_after=settings.artifacts.job_stale_after),
                      sync)
 
 

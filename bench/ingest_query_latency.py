@@ -4,6 +4,7 @@
     python bench/ingest_query_latency.py --size-mb 50  # the issue's case (long: ~70k chunks to embed)
     python bench/ingest_query_latency.py --one-line    # the text as one line (no paragraph breaks)
     python bench/ingest_query_latency.py --yield-s 0   # ingestion never waits for queries (core/priority.py off)
+    python bench/ingest_query_latency.py --nice 0      # ingestion on the queries' model and priority
     python bench/ingest_query_latency.py --size-mb 50 --out bench/out/upload50.json  # also write the JSON
     python bench/harness.py --render bench/REPORT.json --report  # after copying it into REPORT.json's "upload_latency"
 
@@ -141,7 +142,7 @@ def summary(idle: list[float], busy: list[float], result: dict[str, object]) -> 
     }
 
 
-def run(size_mb: float, one_line: bool, idle_queries: int, interval: float, yield_s: float,
+def run(size_mb: float, one_line: bool, idle_queries: int, interval: float, yield_s: float, nice: int,
         partial: Callable[[dict[str, object]], None] = lambda _r: None) -> dict[str, object]:
     """``partial`` gets the figures so far every 300 queries of the busy phase (a long run stopped early
     still leaves its numbers, marked incomplete)."""
@@ -149,10 +150,10 @@ def run(size_mb: float, one_line: bool, idle_queries: int, interval: float, yiel
     started = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     with LoadSampler() as loads, tempfile.TemporaryDirectory() as home:
         settings = Settings(_env_file=None, home=Path(home), rerank=RerankSettings(enabled=False),
-                            retrieval=RetrievalSettings(signals=("dense", "bm25")))
+                            retrieval=RetrievalSettings(signals=("dense", "bm25")),
+                            ingest=IngestSettings(yield_to_queries_s=yield_s, embed_nice=nice))
         with Runtime(settings) as rt:
-            ingestor = Ingestor(rt.store, rt.checked_embedder(), settings.chunking, settings.embedding,
-                                IngestSettings(yield_to_queries_s=yield_s), activity=rt.activity)
+            ingestor = Ingestor.from_runtime(rt)  # as the server's uploads: ingestion's own model instance
             ingestor.ingest_paths([REPO / "examples"])
             with build_pipeline(rt, builder=True) as pipeline, ThreadPoolExecutor(max_workers=4) as clients:
                 ask = lambda q: pipeline.run(q, rerank=False)  # noqa: E731
@@ -168,7 +169,7 @@ def run(size_mb: float, one_line: bool, idle_queries: int, interval: float, yiel
                 doc = load_text(text, source="bench:big", title="A large upload")
                 done = threading.Event()
                 result: dict[str, object] = {"document_mb": size_mb, "one_line": one_line,
-                                             "yield_to_queries_s": yield_s}
+                                             "yield_to_queries_s": yield_s, "embed_nice": nice}
 
                 def ingest() -> None:
                     t0 = time.perf_counter()
@@ -216,6 +217,8 @@ def main() -> None:
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between queries (open loop)")
     parser.add_argument("--yield-s", type=float, default=IngestSettings().yield_to_queries_s,
                         help="KGRAG_INGEST__YIELD_TO_QUERIES_S for the upload (0: it never waits for queries)")
+    parser.add_argument("--nice", type=int, default=IngestSettings().embed_nice,
+                        help="KGRAG_INGEST__EMBED_NICE for the upload (0: the queries' model and priority)")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = parser.parse_args()
     def write(result: dict[str, object]) -> None:
@@ -223,7 +226,8 @@ def main() -> None:
             args.out.parent.mkdir(parents=True, exist_ok=True)
             args.out.write_text(json.dumps(result, indent=2) + "\n")
 
-    result = run(args.size_mb, args.one_line, args.idle_queries, args.interval, args.yield_s, partial=write)
+    result = run(args.size_mb, args.one_line, args.idle_queries, args.interval, args.yield_s, args.nice,
+                 partial=write)
     print(json.dumps(result, indent=2))
     write(result)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from kgrag.core.errors import ModelUnavailableError
-from kgrag.core.priority import QueryActivity
+from kgrag.core.priority import LowPriorityWorker, QueryActivity
 from kgrag.core.settings import PACKAGED_EMBEDDING_MODEL, EmbeddingSettings
 
 
@@ -49,10 +49,15 @@ class Embedder:
     queueing behind one another's forward passes; a lone query still runs alone, at once.
     """
 
-    def __init__(self, model: Any, name: str, *, yield_every: int = 1) -> None:
+    def __init__(self, model: Any, name: str, *, yield_every: int = 1, nice: int = 0) -> None:
+        """``nice``: above 0, ``encode`` runs on a thread of its own at that much lower OS priority: the
+        instance that ingestion uses (core.priority), never the one that embeds queries."""
         self.model = model
         self.name = name
         self.yield_every = yield_every
+        self.nice = nice
+        self._bulk_thread: LowPriorityWorker | None = None
+        self._bulk_lock = threading.Lock()
         get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         self.dim = int(get_dim())
         self.max_tokens = int(model.max_seq_length)
@@ -109,6 +114,19 @@ class Embedder:
         """
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self.nice > 0:
+            return self._low_priority().submit(
+                lambda: self._encode_steps(texts, batch_size, defer_to, defer_s)).result()
+        return self._encode_steps(texts, batch_size, defer_to, defer_s)
+
+    def _low_priority(self) -> LowPriorityWorker:
+        with self._bulk_lock:
+            if self._bulk_thread is None:
+                self._bulk_thread = LowPriorityWorker(self.nice, "kgrag-bulk-embed")
+            return self._bulk_thread
+
+    def _encode_steps(self, texts: Sequence[str], batch_size: int, defer_to: QueryActivity | None,
+                      defer_s: float) -> np.ndarray:
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         step = max(1, min(batch_size, self.yield_every))
         for start in range(0, len(texts), step):
@@ -206,13 +224,14 @@ def max_tokens_without_loading(folder: Path) -> int:
     return max_seq_length(folder)
 
 
-def load_embedder(settings: EmbeddingSettings, *, light: bool = False) -> Embedder:
-    """The configured model, computed by torch or, for one-shot queries (``light``), by numpy when it can be."""
+def load_embedder(settings: EmbeddingSettings, *, light: bool = False, nice: int = 0) -> Embedder:
+    """The configured model, computed by torch or, for one-shot queries (``light``), by numpy when it can be.
+    ``nice``: for the instance bulk work uses (see Embedder)."""
     folder = numpy_folder(settings, light=light)
     if folder is not None:
         from kgrag.core.numpy_encoder import NumpySentenceEncoder
 
-        return Embedder(NumpySentenceEncoder(folder), settings.model, yield_every=settings.yield_every)
+        return Embedder(NumpySentenceEncoder(folder), settings.model, yield_every=settings.yield_every, nice=nice)
     path = resolve_embedding_model(settings.model)
     try:
         from sentence_transformers import SentenceTransformer
@@ -229,4 +248,4 @@ def load_embedder(settings: EmbeddingSettings, *, light: bool = False) -> Embedd
             f"{PACKAGED_EMBEDDING_MODEL!r}",
         ) from exc
     model.eval()
-    return Embedder(model, settings.model, yield_every=settings.yield_every)
+    return Embedder(model, settings.model, yield_every=settings.yield_every, nice=nice)

@@ -6,14 +6,30 @@ forward pass, which takes every core. On a two-core server a query during a 50 M
 times slower than idle. So the whole query counts: ingestion embeds its next few texts only when no
 query is running, or after a bounded wait, so a steady stream of queries slows an upload but never
 stops it.
+
+Waiting between steps still left the step in progress: a query that arrived mid-step waited for the
+model lock, then shared the cores with the next step. So bulk embedding also runs on a model instance of
+its own (core.runtime.Runtime.bulk_embedder), on one thread whose OS scheduling priority is lowered
+(``LowPriorityWorker``): the kernel gives a query's threads the cores the moment they want them,
+with no lock between the two. Threads inherit their creator's nice value, so the OpenMP helpers torch
+starts for that thread are lowered too; the query threads' own helpers are not.
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import queue
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
+from typing import Any, TypeVar
+
+log = logging.getLogger("kgrag.priority")
+T = TypeVar("T")
 
 
 class QueryActivity:
@@ -49,3 +65,46 @@ class QueryActivity:
             while self._in_flight and (left := deadline - time.monotonic()) > 0:
                 self._cond.wait(left)
         return time.monotonic() - t0
+
+
+def lower_this_thread(nice: int) -> bool:
+    """Raises the calling thread's nice value by ``nice`` (Linux: a per-thread attribute); False elsewhere.
+
+    A process may always lower its own priority, never raise it back without privileges, so this is only
+    ever called on a thread made for bulk work (``LowPriorityWorker``), never on a shared pool's."""
+    if nice <= 0 or not sys.platform.startswith("linux"):
+        return False
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + nice))
+    except OSError as exc:  # a container may forbid it; ingestion then only waits between steps
+        log.warning("could not lower the priority of bulk embedding (%s); queries may slow during uploads", exc)
+        return False
+    return True
+
+
+class LowPriorityWorker:
+    """One daemon thread, its nice value raised by ``nice`` before it runs anything, that runs what is
+    submitted in order. A daemon, unlike a ThreadPoolExecutor's worker: a server told to stop must not
+    wait at exit for an upload's embedding to finish (api.shutdown_grace_s bounds that already)."""
+
+    def __init__(self, nice: int, name: str) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]]] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, args=(nice,), name=name, daemon=True)
+        self._thread.start()
+
+    def submit(self, fn: Callable[[], T]) -> Future[T]:
+        future: Future[T] = Future()
+        self._jobs.put((fn, future))
+        return future
+
+    def _run(self, nice: int) -> None:
+        lower_this_thread(nice)
+        while True:
+            fn, future = self._jobs.get()
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn())
+            except BaseException as exc:  # the submitter re-raises it from result()
+                future.set_exception(exc)

@@ -33,17 +33,20 @@ T = TypeVar("T")
 
 
 class Runtime:
-    def __init__(self, settings: Settings, *, embedder: Embedder | None = None, light: bool = False,
-                 parent: Runtime | None = None) -> None:
+    def __init__(self, settings: Settings, *, embedder: Embedder | None = None,
+                 bulk_embedder: Embedder | None = None, light: bool = False, parent: Runtime | None = None) -> None:
         """``light``: a one-shot query process (`kgrag query`, `kgrag ask`), where the numpy encoder saves the
         seconds torch takes to import (EmbeddingSettings.backend). ``parent``: made by ``parent.workspace``,
-        whose models, sandbox and pool this one uses."""
+        whose models, sandbox and pool this one uses. ``embedder``: a model already loaded (tests share
+        one); it also serves ingestion unless ``bulk_embedder`` is given too."""
         self.settings = settings
         self.light = light
         self._parent = parent
         self._lock = threading.RLock()
         if embedder is not None:
             self.__dict__["embedder"] = embedder
+        if bulk_embedder is not None or embedder is not None:
+            self.__dict__["bulk_embedder"] = bulk_embedder or embedder
         self._db: Database | None = None
         self._view: Database | None = None
         self._dim_checked = False
@@ -93,6 +96,21 @@ class Runtime:
                 return self.__dict__["embedder"]
             return load_embedder(self.settings.embedding, light=self.light)
 
+    @cached_property
+    def bulk_embedder(self) -> Embedder:
+        """What ingestion embeds with: a second instance of the model, on a thread of lower OS priority
+        (settings.ingest.embed_nice, core.priority), so an upload never holds the model a query waits
+        for nor takes the cores from it; with embed_nice 0, the queries' own instance. One per process."""
+        if self._parent is not None:
+            return self.root.bulk_embedder
+        nice = self.settings.ingest.embed_nice
+        if not nice:
+            return self.embedder
+        with self._lock:
+            if "bulk_embedder" in self.__dict__:  # pragma: no cover - set while we waited
+                return self.__dict__["bulk_embedder"]
+            return load_embedder(self.settings.embedding, light=self.light, nice=nice)
+
     def shared(self, key: Hashable, make: Callable[[], T]) -> T:
         """The resource made by ``make`` for ``key``, made once per runtime on first use. Each key has its
         own lock: loading spaCy never holds up a thread that wants the database."""
@@ -141,9 +159,10 @@ class Runtime:
                 return dim
         return self.embedder.dim
 
-    def checked_embedder(self) -> Embedder:
-        """The embedder, after checking its vectors fit the database (ingest and query use this)."""
-        embedder = self.embedder
+    def checked_embedder(self, *, bulk: bool = False) -> Embedder:
+        """The embedder, after checking its vectors fit the database (ingest and query use this).
+        ``bulk``: ingestion's instance (``bulk_embedder``); both are the same weights, so one check does."""
+        embedder = self.bulk_embedder if bulk else self.embedder
         with self._lock:
             if not self._dim_checked:
                 check_embedding_model(self.db, embedder.dim, embedder.identity())

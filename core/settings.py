@@ -120,6 +120,14 @@ class IngestSettings(BaseModel):
                     "in the same process (core/priority.py): queries keep the cores, and a steady stream of "
                     "them still lets an upload move. 0: ingestion never waits for queries.",
     )
+    embed_nice: int = Field(
+        default=10, ge=0, le=19,
+        description="How much lower the OS priority (nice) of ingestion's embedding thread is than the queries' "
+                    "(Linux; core/priority.py). Ingestion embeds with a model instance of its own, so a query "
+                    "never waits for an upload's step, and the kernel gives the query the cores first; an idle "
+                    "machine still runs ingestion at full speed. 0: ingestion shares the queries' model and "
+                    "priority (one model in memory instead of two).",
+    )
 
 
 ExtractionMode = Literal["entities", "syntax"]

@@ -121,7 +121,7 @@ class Ingestor:
                      executor: ExecutorSettings | None = None) -> Ingestor:
         """``executor`` overrides the settings' (the CLI's --executor)."""
         s = rt.settings
-        return cls(rt.store, rt.checked_embedder(), s.chunking, s.embedding, s.ingest,
+        return cls(rt.store, rt.checked_embedder(bulk=True), s.chunking, s.embedding, s.ingest,
                    allow_duplicates=allow_duplicates, executor=executor or s.executor, sandbox=rt.sandbox,
                    activity=rt.activity)
 

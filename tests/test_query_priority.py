@@ -5,11 +5,16 @@ Real parts throughout: the MiniLM embedder, an embedded PostgreSQL, the real ing
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
+from collections.abc import Callable
 
+import numpy as np
+import pytest
 from kgrag.core.runtime import Runtime
-from kgrag.core.settings import IngestSettings, RerankSettings
+from kgrag.core.settings import IngestSettings, RerankSettings, Settings
 from kgrag.ingest.loaders import load_text
 from kgrag.ingest.pipeline import Ingestor
 from kgrag.retrieval.base import Query, RetrievalResult
@@ -92,3 +97,50 @@ def test_every_workspace_of_a_process_counts_in_one_activity(runtime: Runtime) -
     assert child.activity is runtime.activity
     with child.activity.query():
         assert runtime.activity.in_flight == 1
+
+
+def _nice_of(tid: int) -> int:
+    return os.getpriority(os.PRIO_PROCESS, tid)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values are Linux's")
+def test_bulk_embedding_runs_at_lower_priority_on_its_own_model_and_leaves_the_queries_alone(
+    make_settings: Callable[..., Settings],
+) -> None:
+    """Ingestion embeds with a second instance of the model on a lowered thread (and the torch helper threads
+    it starts), so a query neither waits for an upload's model lock nor competes with it as an equal."""
+    me = threading.get_native_id()
+    mine_before = _nice_of(me)
+    with Runtime(make_settings(ingest=IngestSettings(embed_nice=19))) as rt:
+        bulk, queries = rt.checked_embedder(bulk=True), rt.embedder
+        assert bulk is not queries and bulk.nice == 19 and queries.nice == 0
+        assert bulk.identity() == queries.identity()
+
+        lowered: list[int] = []
+
+        def record() -> int:
+            lowered.append(_nice_of(threading.get_native_id()))
+            return 0
+
+        vectors = bulk.encode([f"Sentence {i} about the ferry Kelpie." for i in range(4)])
+        bulk._low_priority().submit(record).result()
+        assert lowered == [min(19, mine_before + 19)]
+        assert _nice_of(me) == mine_before  # the caller's own thread is untouched
+        # Torch's helper threads for the bulk thread were started by it, so they inherit its nice value.
+        niced = [int(t) for t in os.listdir("/proc/self/task") if _nice_of(int(t)) == lowered[0]]
+        assert len(niced) >= 1
+
+        # The same weights: what ingestion stores is what a query's vector is compared with.
+        again = queries.encode(["Sentence 0 about the ferry Kelpie."])
+        assert np.allclose(vectors[0], again[0], atol=1e-5)
+
+        # No lock between them: with ingestion's model held mid-step, a query still embeds.
+        with bulk._lock:
+            done = threading.Event()
+            threading.Thread(target=lambda: (queries.encode_query("Which ferry?"), done.set()), daemon=True).start()
+            assert done.wait(timeout=30.0)
+
+
+def test_with_embed_nice_0_ingestion_shares_the_queries_model(make_settings: Callable[..., Settings]) -> None:
+    with Runtime(make_settings(ingest=IngestSettings(embed_nice=0))) as rt:
+        assert rt.checked_embedder(bulk=True) is rt.embedder and rt.embedder.nice == 0
