@@ -38,7 +38,7 @@ import psycopg
 from kgrag.api.problems import problem, problem_for
 from kgrag.core.db import Database
 from kgrag.core.errors import BuildLockedError, KgragError, NotFoundError
-from kgrag.retrieval.sync import lower_thread_priority
+from kgrag.core.priority import BUILD_NICE, lower_this_thread
 from psycopg.types.json import Jsonb
 
 log = logging.getLogger("kgrag.api.jobs")
@@ -208,7 +208,7 @@ class JobRunner:
             conn.execute(f"UPDATE kgrag_jobs SET {', '.join(sets)} WHERE id = %s", (*values, job_id))
 
     def _run(self, job_id: str, work: Callable[[], dict[str, Any]]) -> None:
-        lower_thread_priority()  # a build shares the replica's cores with its queries
+        lower_this_thread(BUILD_NICE)  # a build shares the replica's cores with its queries
         try:
             self._set(job_id, "running", started_at="now")
             try:

@@ -29,6 +29,10 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 log = logging.getLogger("kgrag.priority")
+
+BUILD_NICE = 10
+"""Background builds and artifact loads (retrieval.sync, api.jobs) share the replica's cores with queries;
+on Linux their thread, and the worker processes it starts, run this much lower."""
 T = TypeVar("T")
 
 
@@ -77,8 +81,8 @@ def lower_this_thread(nice: int) -> bool:
     try:
         tid = threading.get_native_id()
         os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + nice))
-    except OSError as exc:  # a container may forbid it; ingestion then only waits between steps
-        log.warning("could not lower the priority of bulk embedding (%s); queries may slow during uploads", exc)
+    except OSError as exc:  # a container may forbid it; bulk work then only waits between steps
+        log.warning("could not lower the priority of a bulk-work thread (%s); queries may slow beside it", exc)
         return False
     return True
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import shutil
 import threading
 import time
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 from kgrag.core.artifacts import BM25, CHANNEL, CORPUS_CHANNEL, GRAPH, Artifact
 from kgrag.core.errors import KgragError
+from kgrag.core.priority import BUILD_NICE, lower_this_thread
 from kgrag.core.runtime import Runtime
 from kgrag.kg.graphfile import installed_artifact
 from kgrag.kg.holder import GraphHolder, graph_holder
@@ -36,8 +36,6 @@ log = logging.getLogger("kgrag.sync")
 KICK = "kick"
 WAIT_SLICE = 0.25
 """Seconds between checks for a local kick while waiting for notifications."""
-BUILD_NICENESS = 10
-"""Background builds share the replica's cores with queries; on Linux the thread runs at this niceness."""
 
 
 class ArtifactSync:
@@ -113,7 +111,7 @@ class ArtifactSync:
         """Sync on every notification; build when this replica took the upload (a kick), or, as the
         fallback for a builder that died, when the index has stayed behind for a whole poll interval.
         Replicas that only heard of a change do not race to build it: one build, the rest install."""
-        lower_thread_priority()
+        lower_this_thread(BUILD_NICE)  # builds and loads here yield the cores to queries
         try:
             self._loop()
         finally:
@@ -218,13 +216,6 @@ class ArtifactSync:
             log.info("installed graph %s", artifact.label)
         finally:
             shutil.rmtree(folder.parent, ignore_errors=True)
-
-
-def lower_thread_priority() -> None:
-    """Builds and loads in this thread yield the cores to queries (Linux: per-thread niceness; worker
-    processes started from this thread inherit it)."""
-    with contextlib.suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BUILD_NICENESS)
 
 
 def fetch_published_graph(rt: Runtime) -> None:
