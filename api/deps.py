@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import Depends, Request
+from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from kgrag.api.jobs import JobRunner
 from kgrag.api.problems import AuthError
@@ -228,12 +228,18 @@ def require_api_key(
 PrincipalDep = Annotated[Principal, Depends(require_api_key)]
 
 
-def get_resources(request: Request, principal: PrincipalDep) -> Resources:
+def get_resources(
+    request: Request, principal: PrincipalDep,
+    workspace: Annotated[str | None, Header(
+        alias=WORKSPACE_HEADER, description="The workspace to work in (default: the key's own, else the "
+        "server's). A key scoped to another workspace gets 403.")] = None,
+) -> Resources:
     """The request's workspace's resources. A key for one workspace that names another gets 403 before
     anything is looked up, so neither the answer nor its timing says whether the other one exists; an
-    admin of every workspace that names a missing one gets 404."""
+    admin of every workspace that names a missing one gets 404. The header is a declared parameter so
+    the OpenAPI schema lists it on every route that works in a workspace."""
     tenancy = get_tenancy(request)
-    name = principal.workspace_for(request.headers.get(WORKSPACE_HEADER), tenancy.root.workspace)
+    name = principal.workspace_for(workspace, tenancy.root.workspace)
     if name != tenancy.root.workspace and not tenancy.exists(name):
         tenancy.forget(name)
         raise missing(name)

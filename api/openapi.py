@@ -4,7 +4,8 @@ application/problem+json, and the bearer scheme only where keys are configured.
 Generated clients and API gateways are built from /openapi.json, so a status or media type missing
 there is a response they cannot handle. FastAPI documents what a route returns on success and its
 own 422 (as application/json, which kgrag never sends); the error statuses come from
-core.errors and api.problems, so each router and route lists its own here, through ``errors``.
+core.errors and api.problems, so each router and route lists its own here, through ``errors``. Every
+route that takes the workspace header also answers 403 and 404 for it, added here once.
 tests/test_api_fuzz.py runs schemathesis with the conformance checks to hold the two together.
 """
 
@@ -14,6 +15,7 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
+from kgrag.api.deps import WORKSPACE_HEADER
 from kgrag.api.problems import PROBLEM_JSON, title
 from kgrag.core.settings import Settings
 from pydantic import BaseModel, ConfigDict, Field
@@ -56,6 +58,12 @@ def install(app: FastAPI, settings: Settings) -> None:
             components = schema.setdefault("components", {})
             components.setdefault("schemas", {})["Problem"] = Problem.model_json_schema(
                 ref_template="#/components/schemas/{model}")
+            for path in schema.get("paths", {}).values():
+                for operation in path.values():
+                    if any(p.get("name") == WORKSPACE_HEADER for p in operation.get("parameters", [])):
+                        # Another workspace than the key's (403), or one that does not exist (404).
+                        for status, entry in errors(403, 404).items():
+                            operation.setdefault("responses", {}).setdefault(str(status), entry)
             if not settings.api.api_keys:
                 components.pop("securitySchemes", None)
                 for path in schema.get("paths", {}).values():

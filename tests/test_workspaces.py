@@ -175,6 +175,20 @@ def test_the_env_key_is_an_admin_of_every_workspace_and_defaults_to_the_default(
     assert own == {"workspaces": ["beta"], "current": "beta", "role": "reader"}
 
 
+def test_the_openapi_schema_lists_the_workspace_header_where_a_route_works_in_a_workspace(
+        deployment: Deployment) -> None:
+    """Generated clients and gateways read the schema: a header the server honours but never declares is
+    one they strip or never send."""
+    spec = deployment.replica.get("/openapi.json", headers=_auth(ENV_KEY)).json()
+
+    def headers(path: str, method: str) -> set[str]:
+        return {p["name"] for p in spec["paths"][path][method].get("parameters", []) if p["in"] == "header"}
+
+    for path, method in (("/v1/query", "post"), ("/v1/documents", "get"), ("/v1/documents", "post")):
+        assert "X-Kgrag-Workspace" in headers(path, method), (path, method)
+    assert "X-Kgrag-Workspace" not in headers("/v1/workspaces", "get")  # it lists them; it works in none
+
+
 def test_a_key_naming_another_workspace_is_refused_alike_whether_it_exists_or_not(deployment: Deployment) -> None:
     client = deployment.replica
     key = deployment.keys["alpha:admin"]
