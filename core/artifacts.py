@@ -171,7 +171,14 @@ class ArtifactStore:
                 raise ArtifactRefusedError(
                     f"the downloaded {artifact.label} does not match its digests (it was deleted or replaced "
                     "while being read)", fix="nothing to do: the next sync downloads the current version")
-            tmp.rename(folder)
+            try:
+                tmp.rename(folder)
+            except OSError:
+                if not folder.is_dir():
+                    raise
+                # Another thread downloaded the same artifact meanwhile (a sync and a builder in one
+                # process): its folder was renamed in whole, so it is complete; this copy goes.
+                shutil.rmtree(tmp, ignore_errors=True)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise

@@ -4,8 +4,11 @@ embedding model's identity, the database id and the published artifacts' transac
 from __future__ import annotations
 
 import copy
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -101,3 +104,22 @@ def test_a_publish_is_one_transaction_and_replaces_older_versions(runtime: Runti
         rows = conn.execute("SELECT id FROM kgrag_artifacts").fetchall()
         parts = conn.execute("SELECT count(*) FROM kgrag_artifact_parts").fetchone()[0]
     assert rows == [(second.id,)] and parts == 3  # 2500 bytes in 1024-byte parts; the old ones are gone
+
+
+def test_two_downloads_of_one_artifact_at_once_both_get_the_whole_folder(runtime: Runtime, tmp_path: Path) -> None:
+    """A replica's sync thread and a builder in the same process can fetch the same version together; the
+    second to finish used to fail renaming its copy onto the first's ("Directory not empty")."""
+    store = ArtifactStore(runtime.db, part_bytes=1024)
+    artifact = store.publish("graph", "", 1, {"graph.json.gz": b"a" * 50_000, "extra.bin": b"b" * 30_000}, {})
+    folder = tmp_path / "dl" / "a1"
+    start = threading.Barrier(6)
+
+    def fetch() -> Path:
+        start.wait()
+        return store.download(artifact, folder)
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        got = list(pool.map(lambda _i: fetch(), range(6)))
+    assert got == [folder] * 6
+    assert sorted(p.name for p in (tmp_path / "dl").iterdir()) == ["a1"]  # no copy left behind
+    assert (folder / "graph.json.gz").read_bytes() == b"a" * 50_000
