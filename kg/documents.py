@@ -31,6 +31,11 @@ _TRAILING_PAREN = re.compile(r"\s*\([^()]*\)\s*$")
 MAX_ALIAS_TOKENS = 12
 """Longer titles are matched on their first words' aliases only if written in full; bounds the scan."""
 MAX_SENTENCE_CHARS = 240
+MAX_ALIAS_TARGETS = 8
+"""An alias that still names more documents than this, after the whole-title and disambiguator rules,
+names none of them: each would get a sliver of a weak link, and a generic subject ("Little is known
+...", "Evidence suggests ...") written by a hundred documents made a link from every chunk that writes
+the word to each of them (tens of millions of links, 16 GB, in a million-chunk build)."""
 
 
 class Token(NamedTuple):
@@ -168,19 +173,20 @@ class TitleIndex:
 
     def resolve(self, alias: str, context: set[str] | None = None) -> tuple[int, ...]:
         """The documents an alias names: one whose whole title it is wins; then one whose disambiguator
-        ("film" in "Kelpie (film)") the context also writes; else all of them."""
+        ("film" in "Kelpie (film)") the context also writes; else all of them, unless they are more than
+        MAX_ALIAS_TARGETS (then none)."""
         candidates = self.targets.get(alias, ())
         if len(candidates) <= 1:
             return candidates
         exact = tuple(d for d in candidates if self.documents[d].full_key == alias)
         if exact:
-            return exact
+            return exact if len(exact) <= MAX_ALIAS_TARGETS else ()
         if context:
             fitting = tuple(d for d in candidates
                             if set(self.documents[d].full_key.split(" ")[len(alias.split(" ")):]) & context)
             if fitting:
-                return fitting
-        return candidates
+                return fitting if len(fitting) <= MAX_ALIAS_TARGETS else ()
+        return candidates if len(candidates) <= MAX_ALIAS_TARGETS else ()
 
     def matches(self, words: Sequence[Token]) -> list[tuple[int, int, str]]:
         """Maximal alias matches, longest first at each position, never overlapping: (start, end, alias)."""

@@ -91,6 +91,8 @@ class Linker:
             if all(w.key in self._stop for w in words[start:end]):
                 continue
             targets = graph.titles.resolve(alias, context)
+            if not targets:  # too ambiguous to name any document (documents.MAX_ALIAS_TARGETS)
+                continue
             text = question[words[start].start:words[end - 1].end]
             weight = _case_weight(text, cased) / len(targets)
             precision = specificity(graph.alias_df.get(alias, 1))

@@ -19,7 +19,15 @@ from kgrag.api.ui_export import static_page, static_views
 from kgrag.core.runtime import Runtime
 from kgrag.ingest.loaders import load_text
 from kgrag.ingest.pipeline import Ingestor
-from kgrag.kg.documents import TitleIndex, document_layer, scan_mentions, specificity, title_document, tokens
+from kgrag.kg.documents import (
+    MAX_ALIAS_TARGETS,
+    TitleIndex,
+    document_layer,
+    scan_mentions,
+    specificity,
+    title_document,
+    tokens,
+)
 from kgrag.kg.export import write_graphml, write_json
 from kgrag.kg.graphfile import DOCUMENT, MENTIONS_DOCUMENT, document_node, read_networkx
 from kgrag.kg.holder import load_graph
@@ -95,6 +103,20 @@ def test_an_ambiguous_alias_goes_to_the_whole_title_then_the_disambiguator_the_t
     heads = [(d.document_id, d.title, f"s{d.document_id}", "") for d in docs] + [(5, "Review", "s5", "")]
     layer = document_layer(heads, [(50, 5, "The ship Kelpie sank; the film Mercy did not.")])
     assert {(k.target, round(k.weight, 3)) for k in layer.links} == {(1, 0.5), (2, 0.5), (3, 1.0)}
+
+
+def test_an_alias_that_names_more_documents_than_the_cap_names_none() -> None:
+    """Untitled abstracts that open "Little is known about ..." all go by the subject "little"; every chunk
+    writing the word linked to each of them, which at a million chunks was tens of millions of links."""
+    many = [(i, "", f"abstract-{i}.txt", f"Little is known about protein {i}. It binds.") for i in range(1, 11)]
+    few = [(20 + i, f"Juan Carlos ({kind})", f"s{i}", "") for i, kind in enumerate(("king", "footballer", "film"))]
+    layer = document_layer(many + few, [(90, 30, "Little is known of Juan Carlos, but a little more of others.")])
+    assert {d.aliases[0] for d in layer.titles} >= {"little", "juan carlos king"}
+    assert {k.target for k in layer.links} == {20, 21, 22}  # three namesakes still share the link
+    assert all(k.alias == "juan carlos" for k in layer.links)
+    assert layer.alias_df["little"] == 1  # still counted as written (its specificity stays right)
+    index = TitleIndex(layer.titles)
+    assert len(index.targets["little"]) == 10 > MAX_ALIAS_TARGETS and index.resolve("little") == ()
 
 
 # -- on a real graph file ---------------------------------------------------------------------------
