@@ -119,6 +119,16 @@ class Embedder:
                 lambda: self._encode_steps(texts, batch_size, defer_to, defer_s)).result()
         return self._encode_steps(texts, batch_size, defer_to, defer_s)
 
+    def encode_now(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+        """A query's own few texts (link sentences, answer sentences) in one model call, L2-normalised.
+
+        ``encode`` steps through bulk work ``yield_every`` texts at a time so queries can get in between;
+        a query's texts taken that way paid a forward pass each (18 link sentences: 430 ms at 1M chunks)."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            return self._encode_locked(texts, batch_size)
+
     def _low_priority(self) -> LowPriorityWorker:
         with self._bulk_lock:
             if self._bulk_thread is None:

@@ -159,7 +159,7 @@ class GraphRetriever:
 
         def similarity(sentences: Sequence[str]) -> np.ndarray:
             question = query.vector.get(lambda: embedder.encode_query(query.text))
-            return memo.vectors(sentences, embedder.encode) @ question
+            return memo.vectors(sentences, embedder.encode_now) @ question
 
         return similarity
 

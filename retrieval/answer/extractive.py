@@ -391,7 +391,7 @@ class ExtractiveAnswerer:
         if self.embedder is None:
             semantic = np.zeros_like(lexical)
         else:
-            vecs = self.embedder.encode([question, *(s.in_context for s in sentences)])
+            vecs = self.embedder.encode_now([question, *(s.in_context for s in sentences)])
             semantic = vecs[1:] @ vecs[0]
         return semantic + _LEXICAL_WEIGHT * lexical + graph + typed - _RANK_PENALTY * rank
 
