@@ -72,15 +72,19 @@ class QueryActivity:
 
 
 def lower_this_thread(nice: int) -> bool:
-    """Raises the calling thread's nice value by ``nice`` (Linux: a per-thread attribute); False elsewhere.
+    """Runs the calling thread ``nice`` steps below the process (Linux: a per-thread attribute); False elsewhere.
 
-    A process may always lower its own priority, never raise it back without privileges, so this is only
-    ever called on a thread made for bulk work (``LowPriorityWorker``), never on a shared pool's."""
+    Idempotent: a thread already that low stays as it is, so a reused worker (the job runner's one
+    thread) is not lowered further by each job. A process may always lower its own priority, never raise
+    it back without privileges, so this is only called on threads of its own making: ingestion's
+    ``LowPriorityWorker``, the artifact sync's and the job runner's, never a shared pool's."""
     if nice <= 0 or not sys.platform.startswith("linux"):
         return False
     try:
         tid = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + nice))
+        target = min(19, os.getpriority(os.PRIO_PROCESS, os.getpid()) + nice)  # the main thread's, plus nice
+        if os.getpriority(os.PRIO_PROCESS, tid) < target:
+            os.setpriority(os.PRIO_PROCESS, tid, target)
     except OSError as exc:  # a container may forbid it; bulk work then only waits between steps
         log.warning("could not lower the priority of a bulk-work thread (%s); queries may slow beside it", exc)
         return False

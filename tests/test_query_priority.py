@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from kgrag.core.priority import BUILD_NICE, lower_this_thread
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import IngestSettings, RerankSettings, Settings
 from kgrag.ingest.loaders import load_text
@@ -144,3 +145,20 @@ def test_bulk_embedding_runs_at_lower_priority_on_its_own_model_and_leaves_the_q
 def test_with_embed_nice_0_ingestion_shares_the_queries_model(make_settings: Callable[..., Settings]) -> None:
     with Runtime(make_settings(ingest=IngestSettings(embed_nice=0))) as rt:
         assert rt.checked_embedder(bulk=True) is rt.embedder and rt.embedder.nice == 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values are Linux's")
+def test_lowering_a_thread_twice_leaves_it_where_once_did() -> None:
+    """The job runner's one worker lowers itself before every job: the second job must not run lower still."""
+    base = os.getpriority(os.PRIO_PROCESS, os.getpid())
+    seen: list[int] = []
+
+    def twice() -> None:
+        for _ in range(2):
+            lower_this_thread(BUILD_NICE)
+            seen.append(_nice_of(threading.get_native_id()))
+
+    thread = threading.Thread(target=twice)
+    thread.start()
+    thread.join()
+    assert seen == [min(19, base + BUILD_NICE)] * 2
