@@ -175,18 +175,22 @@ class TitleIndex:
         """The documents an alias names: one whose whole title it is wins; then one whose disambiguator
         ("film" in "Kelpie (film)") the context also writes; else all of them, unless they are more than
         MAX_ALIAS_TARGETS (then none)."""
+        named = self._narrowed(alias, context)
+        return named if len(named) <= MAX_ALIAS_TARGETS else ()
+
+    def _narrowed(self, alias: str, context: set[str] | None) -> tuple[int, ...]:
         candidates = self.targets.get(alias, ())
         if len(candidates) <= 1:
             return candidates
         exact = tuple(d for d in candidates if self.documents[d].full_key == alias)
         if exact:
-            return exact if len(exact) <= MAX_ALIAS_TARGETS else ()
+            return exact
         if context:
             fitting = tuple(d for d in candidates
                             if set(self.documents[d].full_key.split(" ")[len(alias.split(" ")):]) & context)
             if fitting:
-                return fitting if len(fitting) <= MAX_ALIAS_TARGETS else ()
-        return candidates if len(candidates) <= MAX_ALIAS_TARGETS else ()
+                return fitting
+        return candidates
 
     def matches(self, words: Sequence[Token]) -> list[tuple[int, int, str]]:
         """Maximal alias matches, longest first at each position, never overlapping: (start, end, alias)."""
