@@ -54,15 +54,25 @@ def corpus(i: int, chunks: int, rng: random.Random) -> list[tuple[str, str]]:
     return docs
 
 
+def publish(ws: Any) -> int:
+    """Publish a filled workspace's BM25 index and graph, as its builds would; returns their bytes."""
+    from kgrag.kg.build import build_graph
+    from kgrag.kg.store import GraphStore
+    from kgrag.retrieval.maintenance import publish_bm25
+
+    publish_bm25(ws)
+    build_graph(GraphStore(ws.db), ws.settings.graph, ws.settings.graph_path, ws.spacy(), artifacts=ws.artifacts)
+    with ws.db.connection() as conn:
+        return int(conn.execute("SELECT coalesce(sum(a.bytes), 0) FROM kgrag_artifact_current c"
+                                " JOIN kgrag_artifacts a ON a.id = c.artifact_id").fetchone()[0])
+
+
 def build(home: Path, url: str, workspaces: int, chunks: int) -> int:
     """Fill the workspaces; returns the bytes of their published artifacts (indexes and graphs)."""
     from kgrag.core.runtime import Runtime
     from kgrag.core.settings import DatabaseSettings, Settings
     from kgrag.ingest.loaders import load_text
     from kgrag.ingest.pipeline import Ingestor
-    from kgrag.kg.build import build_graph
-    from kgrag.kg.store import GraphStore
-    from kgrag.retrieval.maintenance import publish_bm25
 
     rng = random.Random(7)
     total = 0
@@ -74,12 +84,7 @@ def build(home: Path, url: str, workspaces: int, chunks: int) -> int:
             ws = rt.workspace(name)
             docs = [load_text(text, source=src, title=f"Report {src}") for src, text in corpus(i, chunks, rng)]
             Ingestor.from_runtime(ws).ingest_documents(docs)
-            publish_bm25(ws)
-            build_graph(GraphStore(ws.db), ws.settings.graph, ws.settings.graph_path, ws.spacy(),
-                        artifacts=ws.artifacts)
-            with ws.db.connection() as conn:
-                total += int(conn.execute("SELECT coalesce(sum(a.bytes), 0) FROM kgrag_artifact_current c"
-                                          " JOIN kgrag_artifacts a ON a.id = c.artifact_id").fetchone()[0])
+            total += publish(ws)
             print(f"workspace {name}: {chunks} chunks", flush=True)
     return total
 
@@ -97,24 +102,14 @@ def build_from_template(home: Path, url: str, workspaces: int, chunks: int, per_
     from kgrag.core.settings import DatabaseSettings, Settings
     from kgrag.core.types import ChunkDraft
     from kgrag.ingest.loaders import load_text
-    from kgrag.kg.build import build_graph
     from kgrag.kg.extract import Extraction, Mention, Relation
     from kgrag.kg.store import GraphStore
-    from kgrag.retrieval.maintenance import publish_bm25
 
     rng = random.Random(7)
     settings = Settings(_env_file=None, home=home, database=DatabaseSettings(url=url))
     total = 0
     paragraphs = [text for _src, text in corpus(0, chunks, rng)]
     with Runtime(settings) as rt:
-        def finish(ws: Runtime) -> int:
-            publish_bm25(ws)
-            build_graph(GraphStore(ws.db), ws.settings.graph, ws.settings.graph_path, ws.spacy(),
-                        artifacts=ws.artifacts)
-            with ws.db.connection() as conn:
-                return int(conn.execute("SELECT coalesce(sum(a.bytes), 0) FROM kgrag_artifact_current c"
-                                        " JOIN kgrag_artifacts a ON a.id = c.artifact_id").fetchone()[0])
-
         rt.workspaces.create("w000")
         template = rt.workspace("w000")
         embedder = template.checked_embedder(bulk=True)
@@ -126,7 +121,7 @@ def build_from_template(home: Path, url: str, workspaces: int, chunks: int, per_
             template.store.write_document(load_text("\n\n".join(part), source=f"d{j // per_doc}",
                                                     title=f"Report {j // per_doc}"),
                                           drafts, vectors[j : j + per_doc], ingest_key=ingest_key)
-        total += finish(template)
+        total += publish(template)
         with template.db.connection() as conn:
             rows = conn.execute("SELECT d.source, d.title, c.position, c.page, c.text, c.token_count, c.embedding, c.id"
                                 " FROM chunks c JOIN documents d ON d.id = c.document_id"
@@ -167,7 +162,7 @@ def build_from_template(home: Path, url: str, workspaces: int, chunks: int, per_
                 tuple(Mention(remap[c], renamed(k), renamed(s), label, n) for c, k, s, label, n in mentions),
                 tuple(Relation(renamed(a), renamed(b), rel, remap[c], w) for a, b, rel, c, w in relations),
                 tuple(remap.values())))
-            total += finish(ws)
+            total += publish(ws)
             print(f"workspace {name}: {len(remap)} chunks", flush=True)
     return total
 
