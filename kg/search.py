@@ -22,14 +22,24 @@ from kgrag.kg.traversal import khop_scores, ppr_push, shortest_paths, spread_to_
 
 @dataclass(frozen=True, slots=True)
 class Scored:
-    """Entity relevance for one question (a fresh object per query: nothing is written to the graph)."""
+    """Entity relevance for one question (a fresh object per query: nothing is written to the graph).
 
-    entity_scores: np.ndarray
+    Sparse: only the entities the query reached, so no per-query array is the size of the graph."""
+
+    support: np.ndarray
+    """The entities with relevance, sorted (explanations search only these)."""
+    support_scores: np.ndarray
+    """Each supported entity's relevance, aligned with ``support``."""
     chunk_columns: np.ndarray
     chunk_scores: np.ndarray
-    support: np.ndarray
-    """The entities with relevance (what a query reached: explanations search only these, and nothing
-    scans all of ``entity_scores`` for them)."""
+
+    def relevance(self, entities: np.ndarray) -> np.ndarray:
+        """Each entity's relevance (0 for one the query did not reach)."""
+        entities = np.asarray(entities, dtype=np.int64)
+        if not self.support.size:
+            return np.zeros(entities.size)
+        pos = np.minimum(np.searchsorted(self.support, entities), self.support.size - 1)
+        return np.where(self.support[pos] == entities, self.support_scores[pos], 0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,16 +54,17 @@ class ChunkExplanation:
     """Per step of ``path``: the sentence holding a document mention link ("" for entity relations)."""
 
 
-def seed_vector(graph: LoadedGraph, linked: list[LinkedEntity]) -> tuple[np.ndarray, np.ndarray]:
-    """The normalised seed distribution and its non-zero entries (so nothing scans all entities)."""
-    seeds = np.zeros(graph.node_count, dtype=np.float64)
+def seeds_of(linked: list[LinkedEntity]) -> tuple[np.ndarray, np.ndarray]:
+    """The linked nodes with a positive score (sorted) and their share of the seed mass (summing to 1)."""
+    best: dict[int, float] = {}
     for e in linked:
-        seeds[e.index] = max(seeds[e.index], e.score)
-    ids = np.array(sorted({e.index for e in linked if e.score > 0}), dtype=np.int64)
-    total = seeds[ids].sum() if ids.size else 0.0
-    if total > 0:
-        seeds[ids] /= total
-    return seeds, ids
+        if e.score > 0:
+            best[e.index] = max(best.get(e.index, 0.0), e.score)
+    ids = np.array(sorted(best), dtype=np.int64)
+    values = np.array([best[i] for i in ids.tolist()], dtype=np.float64)
+    if values.size:
+        values /= values.sum()
+    return ids, values
 
 
 def score(graph: LoadedGraph, linked: list[LinkedEntity], *, traversal: Traversal, damping: float,
@@ -61,27 +72,41 @@ def score(graph: LoadedGraph, linked: list[LinkedEntity], *, traversal: Traversa
     """The ``limit`` best chunk columns (into ``graph.chunk_ids``) with their scores, best first.
 
     The traversal parameters and ``mention_share`` come from GraphSettings (the one home of their defaults)."""
-    seeds, seed_ids = seed_vector(graph, linked)
+    seed_ids, seed_values = seeds_of(linked)
+    empty = np.zeros(0)
     if not seed_ids.size:
-        empty = np.zeros(0)
-        return Scored(seeds, empty.astype(np.int64), empty, empty.astype(np.int64))
+        return Scored(empty.astype(np.int64), empty, empty.astype(np.int64), empty)
     if traversal == "ppr":
-        entity_scores, reached = ppr_push(graph.transition, seeds, damping=damping, degree=graph.degree,
-                                           seed_ids=seed_ids)
+        reached, mass = ppr_push(graph.transition, seed_ids, seed_values, damping=damping, degree=graph.degree)
     else:
-        entity_scores = khop_scores(graph.adjacency, seeds, hops=hops)
-        reached = np.flatnonzero(entity_scores)
-    support = reached[entity_scores[reached] > 0]
-    mass = entity_scores[support]
-    chunk_scores = (spread_to_columns(graph.home, support, mass)
-                    + mention_share * spread_to_columns(graph.entity_chunks, support, mass))
+        seeds = np.zeros(graph.node_count)  # k-hop is the simple alternative, dense by design
+        seeds[seed_ids] = seed_values
+        dense = khop_scores(graph.adjacency, seeds, hops=hops)
+        reached = np.flatnonzero(dense)
+        mass = dense[reached]
+    keep = mass > 0
+    support, mass = reached[keep], mass[keep]
+    columns, chunk_scores = _chunk_scores(graph, support, mass, mention_share)  # in the order reached: same sums
+    order = np.argsort(support, kind="stable")
     nonzero = np.flatnonzero(chunk_scores > 0)
     if nonzero.size > limit:
         part = np.argpartition(-chunk_scores[nonzero], limit - 1)[:limit]
         nonzero = nonzero[part]
-    order = np.lexsort((graph.chunk_ids[nonzero], -chunk_scores[nonzero]))
-    columns = nonzero[order]
-    return Scored(entity_scores, columns, chunk_scores[columns], support)
+    best = nonzero[np.lexsort((graph.chunk_ids[columns[nonzero]], -chunk_scores[nonzero]))]
+    return Scored(support[order], mass[order], columns[best], chunk_scores[best])
+
+
+def _chunk_scores(graph: LoadedGraph, support: np.ndarray, mass: np.ndarray,
+                  mention_share: float) -> tuple[np.ndarray, np.ndarray]:
+    """(chunk column, score) for every chunk the supported entities reach: its home document's relevance
+    plus ``mention_share`` of what it mentions."""
+    home_cols, home = spread_to_columns(graph.home, support, mass)
+    mention_cols, mention = spread_to_columns(graph.entity_chunks, support, mass)
+    columns = np.union1d(home_cols, mention_cols)
+    home_all, mention_all = np.zeros(columns.size), np.zeros(columns.size)
+    home_all[np.searchsorted(columns, home_cols)] = home
+    mention_all[np.searchsorted(columns, mention_cols)] = mention
+    return columns, home_all + mention_share * mention_all
 
 
 Similarity = Callable[[Sequence[str]], np.ndarray]
@@ -129,9 +154,10 @@ def explain(graph: LoadedGraph, linked: list[LinkedEntity], scored: Scored, colu
     best: dict[int, list[int]] = {}
     for col in columns:
         ents = graph.entities_of_chunk(col)
-        ranked = sorted(ents.tolist(), key=lambda e: (-scored.entity_scores[e], e))[:max_entities]
+        relevance = dict(zip(ents.tolist(), scored.relevance(ents).tolist(), strict=True))
+        ranked = sorted(relevance, key=lambda e: (-relevance[e], e))[:max_entities]
         home = graph.home_of_chunk(col)
-        if home >= 0 and scored.entity_scores[home] > 0:
+        if home >= 0 and scored.relevance(np.array([home]))[0] > 0:
             ranked = [home, *(e for e in ranked if e != home)][:max_entities]
         best[col] = ranked
     seeds = np.array(sorted({e.index for e in linked}), dtype=np.int64)
