@@ -100,7 +100,8 @@ def main() -> None:
         t2 = time.perf_counter()
         top = scored.chunk_columns[: settings.candidates].tolist()
         weighed = weigh_hops(graph, linked, top, scored.chunk_scores[: settings.candidates].tolist(),
-                             similarity_to(question_vector), weight=settings.hop_evidence_weight)
+                             similarity_to(question_vector), weight=settings.hop_evidence_weight,
+                             limit=settings.hop_sentences)
         t3 = time.perf_counter()
         explain(graph, linked, scored, [c for c, _ in weighed])
         t4 = time.perf_counter()

@@ -114,26 +114,35 @@ Similarity = Callable[[Sequence[str]], np.ndarray]
 
 
 def weigh_hops(graph: LoadedGraph, linked: list[LinkedEntity], columns: Sequence[int], scores: Sequence[float],
-               similarity: Similarity, *, weight: float) -> list[tuple[int, float]]:
+               similarity: Similarity, *, weight: float, limit: int) -> list[tuple[int, float]]:
     """Re-rank candidate chunks by the sentence that links their document to one the question names.
 
     PageRank mass says a document is *near* the named one, not that it is the neighbour the question asks
     about: "When did Lothair II's mother die?" reaches his wife, his daughter and his mother alike. The
     sentence behind each link ("He was the son of Lothair I and Ermengarde of Tours") says which. Each
     candidate scores its share of the best candidate's score plus ``weight`` times the best similarity of
-    a sentence linking a named document to its own; only the candidates' own links are embedded (two or
-    three sentences a question), so the cost stays a few milliseconds. Returns (column, score), best first.
+    a sentence linking a named document to its own. Only the candidates' own links are embedded, and at
+    most ``limit`` distinct sentences, the best candidates' first: a candidate beyond that keeps its
+    traversal share, as one with no link does. Returns (column, score), best first.
     """
     if not columns:
         return []
     top = max(scores) or 1.0
     named = sorted({e.index for e in linked if e.how == TITLE})
     pairs: list[tuple[int, str]] = []
+    chosen: dict[str, None] = {}  # insertion-ordered: the best candidates' sentences first
     for col in columns:
         home = graph.home_of_chunk(col)
-        if home >= 0:
-            pairs += [(col, text) for n in named if n != home and (text := graph.sentence_between(n, home))]
-    sentences = sorted({text for _, text in pairs})
+        if home < 0:
+            continue
+        for n in named:
+            if n == home or not (text := graph.sentence_between(n, home)):
+                continue
+            if text not in chosen and len(chosen) >= limit:
+                continue
+            chosen[text] = None
+            pairs.append((col, text))
+    sentences = sorted(chosen)
     bonus: dict[int, float] = {}
     if sentences and weight > 0:
         sims = dict(zip(sentences, similarity(sentences).tolist(), strict=True))

@@ -130,7 +130,8 @@ class GraphRetriever:
         if self._embedder is not None and self.settings.hop_evidence_weight > 0:
             ids = {col: cid for col, cid, _ in keep}
             weighed = weigh_hops(graph, linked, [col for col, _, _ in keep], [s for _, _, s in keep],
-                                 self._similarity(graph, query), weight=self.settings.hop_evidence_weight)
+                                 self._similarity(graph, query), weight=self.settings.hop_evidence_weight,
+                                 limit=self.settings.hop_sentences)
             keep = [(col, ids[col], s) for col, s in weighed]
         t3 = time.perf_counter()
         why = explain(graph, linked, scored, [col for col, _, _ in keep])

@@ -172,10 +172,35 @@ def test_the_sentence_behind_a_hop_picks_the_neighbour_the_question_asks_about(e
         return vectors[1:] @ vectors[0]
 
     columns, scores = scored.chunk_columns.tolist(), scored.chunk_scores.tolist()
-    weighed = weigh_hops(family, linked, columns, scores, similarity, weight=SETTINGS.hop_evidence_weight)
+    weighed = weigh_hops(family, linked, columns, scores, similarity, weight=SETTINGS.hop_evidence_weight,
+                         limit=SETTINGS.hop_sentences)
     assert [int(family.chunk_ids[c]) for c, _ in weighed] == [10, 60, 50]
     assert weighed[0][1] == pytest.approx(1.0)  # the named document's own chunk: no link to itself, no bonus
-    unweighed = weigh_hops(family, linked, columns, scores, similarity, weight=0.0)
+    unweighed = weigh_hops(family, linked, columns, scores, similarity, weight=0.0, limit=SETTINGS.hop_sentences)
     assert [int(family.chunk_ids[c]) for c, _ in unweighed] == [10, 50, 60]
     entity_only = [LinkedEntity(e.index, e.name, e.matched, "ner", e.score) for e in linked]
-    assert [c for c, _ in weigh_hops(family, entity_only, columns, scores, similarity, weight=1.0)] == columns
+    assert [c for c, _ in weigh_hops(family, entity_only, columns, scores, similarity, weight=1.0,
+                                      limit=SETTINGS.hop_sentences)] == columns
+
+
+def test_a_question_embeds_at_most_the_limit_of_link_sentences_the_best_candidates_first(embedder: Any) -> None:
+    """Each sentence is a forward pass of the model: a limit of one embeds the wife's link (the traversal's
+    second candidate) and not the mother's, who then keeps her traversal share and her place."""
+    family = _family()
+    linked = _linked(family, LOTHAIR)
+    scored = _score(family, linked)
+    asked: list[list[str]] = []
+
+    def similarity(sentences: Any) -> np.ndarray:
+        asked.append(list(sentences))
+        vectors = embedder.encode(["When did Lothair II's mother die?", *sentences])
+        vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors[1:] @ vectors[0]
+
+    columns, scores = scored.chunk_columns.tolist(), scored.chunk_scores.tolist()
+    weighed = weigh_hops(family, linked, columns, scores, similarity, weight=SETTINGS.hop_evidence_weight, limit=1)
+    assert len(asked) == 1 and len(asked[0]) == 1
+    assert asked[0] == ["In 855 Lothair II married Teutberga."]
+    assert [int(family.chunk_ids[c]) for c, _ in weighed] == [10, 50, 60]
+    assert weigh_hops(family, linked, columns, scores, similarity, weight=SETTINGS.hop_evidence_weight, limit=0) \
+        == [(c, s / max(scores)) for c, s in zip(columns, scores, strict=True)]
