@@ -322,8 +322,16 @@ class JobOut(BaseModel):
 
 
 class ArtifactOut(BaseModel):
-    corpus_version: int = Field(description="The corpus version the artifact was built from.")
+    corpus_version: int = Field(description="The corpus version the artifact was built from (for BM25 with a "
+                                            "delta: the delta's, which is what it answers for).")
     sha256: str | None = Field(description="Digest of the published artifact: equal on replicas serving the same one.")
+    base_version: int | None = Field(default=None, description="BM25: the corpus version of the base index.")
+    delta_version: int | None = Field(default=None, description="BM25: the corpus version of the delta served "
+                                                                "beside the base (null: none).")
+    delta_chunks: int | None = Field(default=None, description="BM25: chunks written since the base, in the delta.")
+    retired_chunks: int | None = Field(default=None, description="BM25: base chunks the delta retires (deleted or "
+                                                                 "replaced): never returned; their words leave at "
+                                                                 "the next compaction.")
 
 
 class ArtifactsOut(BaseModel):

@@ -30,6 +30,8 @@ from kgrag.core.errors import KgragError
 from psycopg.types.json import Jsonb
 
 BM25, GRAPH = "bm25", "graph"
+BM25_DELTA = "bm25-delta"
+"""The chunks written since the current BM25 base (retrieval/bm25_delta.py); its manifest names that base."""
 CHANNEL = "kgrag_artifacts"
 """NOTIFY channel: the payload is the artifact kind that has a new current version."""
 CORPUS_CHANNEL = "kgrag_corpus"
@@ -136,6 +138,12 @@ class ArtifactStore:
         except _Superseded:
             return self.current(kind, variant) or _missing(kind)
         return Artifact(artifact_id, kind, variant, corpus_version, sha, total, stamped)
+
+    def retire(self, kind: str, variant: str = "") -> None:
+        """Delete the current artifact of a kind (a delta folded into a new base): replicas stop finding it."""
+        with self.db.transaction() as conn:
+            conn.execute("DELETE FROM kgrag_artifact_current WHERE kind = %s AND variant = %s", (kind, variant))
+            conn.execute("DELETE FROM kgrag_artifacts WHERE kind = %s AND variant = %s", (kind, variant))
 
     def download(self, artifact: Artifact, folder: Path) -> Path:
         """The artifact's files in ``folder`` (made atomically: complete or absent), digests checked."""

@@ -248,6 +248,23 @@ class RetrievalSettings(BaseModel):
     bm25_k1: float = Field(default=1.5, gt=0.0)
     bm25_b: float = Field(default=0.75, ge=0.0, le=1.0)
     rrf_k: int = Field(default=60, ge=1)
+    bm25_delta_min_chunks: int = Field(
+        default=50_000, ge=0,
+        description="A BM25 index of at least this many chunks takes changes as a delta beside it (seconds), "
+                    "not a whole rebuild (minutes at a million chunks); below it every change rebuilds, which "
+                    "takes seconds. Deltas are scored with the base's statistics (retrieval/bm25_delta.py).",
+    )
+    bm25_delta_max_share: float = Field(
+        default=0.05, gt=0.0, le=1.0,
+        description="A delta whose added plus removed chunks pass this share of its base is folded into a new "
+                    "base (compaction): the bound on how far the delta's borrowed statistics drift.",
+    )
+    bm25_compact_after: float = Field(
+        default=3600.0, gt=0.0,
+        description="Seconds a delete's words may stay in the published base index: a delta that removes "
+                    "chunks is compacted by a serving replica's background builder once its base is this old "
+                    "(`kgrag index build --force` compacts at once). Queries never return them meanwhile.",
+    )
     signals: Annotated[tuple[str, ...], NoDecode] = Field(
         default=("dense", "bm25", "graph"),
         description="Default signals: a JSON list or the CLI's comma-separated form (dense,bm25).",

@@ -275,6 +275,30 @@ class Store:
             finally:
                 conn.isolation_level = None
 
+    @contextmanager
+    def chunks_since(self, last_id: int, *, batch_size: int = 2000
+                     ) -> Iterator[tuple[int, np.ndarray, Iterator[tuple[int, int, str, str]]]]:
+        """For a BM25 delta, in one REPEATABLE READ snapshot: the corpus version, the ids of the chunks up to
+        ``last_id`` that still exist (sorted), and (chunk id, document id, title, text) of every chunk after it.
+
+        Chunk ids only grow, and a replaced document's new version gets new ones, so "after the base's last
+        id" is exactly what was written since the base was built."""
+        with self.db.connection() as conn:
+            conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            try:
+                with conn.transaction():
+                    version = int(conn.execute("SELECT version FROM corpus_state WHERE id = 1").fetchone()[0])
+                    live = np.fromiter((r[0] for r in conn.execute(
+                        "SELECT id FROM chunks WHERE id <= %s ORDER BY id", (last_id,))), dtype=np.int64)
+                    with conn.cursor(name="kgrag_chunks_since") as cur:
+                        cur.itersize = batch_size
+                        cur.execute("SELECT c.id, c.document_id, d.title, c.text FROM chunks c"
+                                    " JOIN documents d ON d.id = c.document_id WHERE c.id > %s ORDER BY c.id",
+                                    (last_id,))
+                        yield version, live, ((int(r[0]), int(r[1]), r[2], r[3]) for r in cur)
+            finally:
+                conn.isolation_level = None
+
     def iter_chunks(self, *, batch_size: int = 2000, after_id: int = 0) -> Iterator[ChunkRecord]:
         """All chunks in id order, streamed in batches (keyset pagination, no long-held cursor)."""
         last = after_id

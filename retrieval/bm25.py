@@ -35,13 +35,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from kgrag.core.artifacts import BM25, Artifact, ArtifactStore, check_database
+from kgrag.core.artifacts import BM25, BM25_DELTA, Artifact, ArtifactStore, check_database
 from kgrag.core.db import advisory_lock
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import RetrievalSettings
 from kgrag.core.store import Store, filters_sql
 from kgrag.core.types import Filters, Hit
 from kgrag.retrieval.base import Query, RetrievalResult, StageStatus
+from kgrag.retrieval.bm25_delta import BM25Delta, build_delta, load_delta, write_delta_files
 
 SIGNAL = "bm25"
 TOKENIZER_VERSION = "v1-nfkc-casefold-lucene_en_stop-snowball_en-cjk_uni_bi"
@@ -119,18 +120,50 @@ class BM25Index:
     artifact: str = ""
     """The published artifact's digest ('' when unknown: not yet published, or read back by load_index):
     what replicas compare to swap."""
+    mean_length: float | None = None
+    """Mean tokens per chunk: with the score matrix, the statistics a delta is scored with (None for an
+    index written before they were recorded: it takes no delta and is rebuilt whole)."""
+    delta: BM25Delta | None = None
+    """The changes since this base (retrieval/bm25_delta.py), searched beside it."""
+    retired_rows: np.ndarray | None = None
+    """The base rows of the delta's retired chunks (found once, when the delta is attached)."""
 
     @property
     def size(self) -> int:
         return len(self.chunk_ids)
+
+    @property
+    def serving_version(self) -> int:
+        """The corpus version this index answers for: its delta's when it has one."""
+        return self.delta.corpus_version if self.delta is not None else self.corpus_version
+
+    @property
+    def chunks(self) -> int:
+        """Chunks searched: the base's, less those its delta retires, plus the delta's."""
+        if self.delta is None:
+            return self.size
+        return self.size - int(self.delta.dropped.size) + self.delta.size
+
+    def with_delta(self, delta: BM25Delta | None) -> BM25Index:
+        rows = None if delta is None else np.flatnonzero(np.isin(self.chunk_ids, delta.dropped))
+        return replace(self, delta=delta, retired_rows=rows)
 
     def search(self, tokens: Sequence[str], k: int, allowed_documents: np.ndarray | None = None,
                ) -> list[tuple[int, float]]:
         """(chunk id, score) best first; only chunks sharing a term with the query (score > 0).
 
         With a filter the whole score vector is masked before selection, so k results remain
-        whenever k allowed chunks match at all. Ties go to the lower chunk id.
+        whenever k allowed chunks match at all. Ties go to the lower chunk id. With a delta, the base's
+        retired rows are masked the same way and the delta's best k join by score.
         """
+        ranked = self._search_base(tokens, k, allowed_documents)
+        if self.delta is None:
+            return ranked
+        merged = ranked + self.delta.search(tokens, k, allowed_documents)
+        return sorted(merged, key=lambda hit: (-hit[1], hit[0]))[:k]
+
+    def _search_base(self, tokens: Sequence[str], k: int, allowed_documents: np.ndarray | None,
+                     ) -> list[tuple[int, float]]:
         if self.scorer is None or not tokens or k <= 0:
             return []
         ids = self.scorer.get_tokens_ids(list(tokens))
@@ -139,6 +172,9 @@ class BM25Index:
         scores = self.scorer.get_scores_from_ids(ids)
         if allowed_documents is not None:
             scores = np.where(np.isin(self.document_ids, allowed_documents), scores, 0.0)
+        if self.retired_rows is not None and self.retired_rows.size:
+            scores = scores.copy()
+            scores[self.retired_rows] = 0.0
         rows = np.flatnonzero(scores > 0)
         if len(rows) > k:
             kth = np.partition(scores[rows], len(rows) - k)[len(rows) - k]
@@ -177,7 +213,8 @@ def index_from_tokens(corpus: Sequence[list[str]], chunk_ids: Sequence[int], doc
 
     scorer = bm25s.BM25(k1=settings.bm25_k1, b=settings.bm25_b, method="atire", idf_method="robertson")
     scorer.index(list(corpus), show_progress=False)
-    return BM25Index(version, params, ids, docs, scorer)
+    mean_length = float(np.mean([len(doc) for doc in corpus]))  # bm25s's own avgdl, kept for deltas
+    return BM25Index(version, params, ids, docs, scorer, mean_length=mean_length)
 
 
 # -- persistence ------------------------------------------------------------------------------------
@@ -200,7 +237,7 @@ def write_index_files(index: BM25Index, folder: Path, *, database_id: str) -> No
     np.save(folder / "chunk_ids.npy", index.chunk_ids)
     np.save(folder / "document_ids.npy", index.document_ids)
     meta = {"corpus_version": index.corpus_version, "params": index.params, "size": index.size,
-            "empty": index.scorer is None, "database_id": database_id}
+            "empty": index.scorer is None, "database_id": database_id, "mean_length": index.mean_length}
     (folder / _META).write_text(json.dumps(meta, sort_keys=True))
 
 
@@ -215,7 +252,7 @@ def load_folder(folder: Path, *, artifact: str = "") -> BM25Index:
 
         scorer = bm25s.BM25.load(str(folder), mmap=True, show_progress=False)
     return BM25Index(int(meta["corpus_version"]), meta["params"], chunk_ids, document_ids, scorer, folder,
-                     database_id=meta.get("database_id", ""), artifact=artifact)
+                     database_id=meta.get("database_id", ""), artifact=artifact, mean_length=meta.get("mean_length"))
 
 
 def load_index(root: Path) -> BM25Index | None:
@@ -281,12 +318,12 @@ def publish_index(store: Store, settings: RetrievalSettings, artifacts: Artifact
         return _publish_locked(store, settings, artifacts, root, force=force)
 
 
-def try_publish_index(store: Store, settings: RetrievalSettings, artifacts: ArtifactStore, root: Path
-                      ) -> BM25Index | None:
+def try_publish_index(store: Store, settings: RetrievalSettings, artifacts: ArtifactStore, root: Path, *,
+                      force: bool = False) -> BM25Index | None:
     """``publish_index``, or None at once when another builder holds the lock (its publish reaches every
     replica anyway): what a serving replica's background builder calls, so it never queues behind one."""
     with advisory_lock(store.db, BUILD_LOCK_KEY, wait=False) as got:
-        return _publish_locked(store, settings, artifacts, root, force=False) if got else None
+        return _publish_locked(store, settings, artifacts, root, force=force) if got else None
 
 
 def _publish_locked(store: Store, settings: RetrievalSettings, artifacts: ArtifactStore, root: Path, *,
@@ -295,17 +332,24 @@ def _publish_locked(store: Store, settings: RetrievalSettings, artifacts: Artifa
     kind_variant = variant(params)
     root.mkdir(parents=True, exist_ok=True)
     published = artifacts.current(BM25, kind_variant)
-    if not force and published is not None and published.corpus_version == store.corpus_version():
-        return _install_published(artifacts, published, root)
+    if not force and published is not None:
+        if published.corpus_version == store.corpus_version():
+            return _install_published(artifacts, published, root)
+        base = _install_published(artifacts, published, root)
+        if takes_deltas(base, settings):
+            indexed = _publish_delta(store, base, artifacts, root, kind_variant, settings)
+            if indexed is not None:
+                return indexed
     index = build_index(store, settings)
     tmp = root / f".tmp-build-{uuid.uuid4().hex[:8]}"
     try:
         write_index_files(index, tmp, database_id=artifacts.database_id())
         files = {p.name: p for p in sorted(tmp.iterdir()) if p.is_file()}
         artifact = artifacts.publish(BM25, kind_variant, index.corpus_version, files, {
-            "params": params, "size": index.size})
+            "params": params, "size": index.size, "built_at": time.time()})
         if artifact.corpus_version != index.corpus_version:  # a newer one won the race
             return _install_published(artifacts, artifact, root)
+        artifacts.retire(BM25_DELTA, kind_variant)  # folded into this base
         folder = artifact_folder(root, artifact)
         try:
             tmp.rename(folder)
@@ -318,6 +362,69 @@ def _publish_locked(store: Store, settings: RetrievalSettings, artifacts: Artifa
     return load_folder(current, artifact=artifact.sha256 if current == folder else "")
 
 
+def takes_deltas(base: BM25Index, settings: RetrievalSettings) -> bool:
+    """A base large enough that a whole rebuild costs minutes, with the statistics a delta is scored with."""
+    return base.size >= settings.bm25_delta_min_chunks and base.mean_length is not None and bool(base.artifact)
+
+
+def compaction_due(artifacts: ArtifactStore, kind_variant: str, settings: RetrievalSettings) -> bool:
+    """The published delta has retired chunks (deleted or replaced) for ``bm25_compact_after`` seconds: their
+    words are still in the published base, so a background builder folds the delta in."""
+    delta = artifacts.current(BM25_DELTA, kind_variant)
+    base = artifacts.current(BM25, kind_variant)
+    if delta is None or base is None or delta.manifest.get("base_artifact") != base.sha256:
+        return False
+    since = delta.manifest.get("retiring_since")
+    return since is not None and time.time() - float(since) >= settings.bm25_compact_after
+
+
+def _publish_delta(store: Store, base: BM25Index, artifacts: ArtifactStore, root: Path, kind_variant: str,
+                   settings: RetrievalSettings) -> BM25Index | None:
+    """Build and publish the delta from ``base`` to the corpus now; None when it has outgrown the base
+    (the caller compacts: a whole build)."""
+    delta = build_delta(store, base, tokenize, index_text)
+    if delta is None or delta.size + delta.dropped.size > settings.bm25_delta_max_share * base.size:
+        return None
+    before = artifacts.current(BM25_DELTA, kind_variant)
+    retiring_since = None
+    if delta.dropped.size:  # the clock for compaction starts at the first retired chunk of this base
+        carried = (before.manifest.get("retiring_since") if before is not None
+                   and before.manifest.get("base_artifact") == base.artifact else None)
+        retiring_since = carried if carried is not None else time.time()
+    tmp = root / f".tmp-delta-{uuid.uuid4().hex[:8]}"
+    try:
+        write_delta_files(delta, tmp, database_id=artifacts.database_id())
+        files = {p.name: p for p in sorted(tmp.iterdir()) if p.is_file()}
+        artifact = artifacts.publish(BM25_DELTA, kind_variant, delta.corpus_version, files, {
+            "base_artifact": base.artifact, "size": delta.size, "dropped": int(delta.dropped.size),
+            "retiring_since": retiring_since})
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if artifact.manifest.get("base_artifact") != base.artifact:
+        return base  # a compaction raced this delta and won: the next sync installs its base
+    return base.with_delta(delta if artifact.corpus_version == delta.corpus_version else
+                           _download_delta(artifacts, artifact, root))
+
+
+def _download_delta(artifacts: ArtifactStore, artifact: Artifact, root: Path) -> BM25Delta:
+    """Read a published delta into memory (its folder is removed again: a delta is small and fully loaded)."""
+    folder = root / f".delta-{artifact.id}-{uuid.uuid4().hex[:8]}"
+    try:
+        return load_delta(artifacts.download(artifact, folder))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def attach_published_delta(artifacts: ArtifactStore, base: BM25Index, root: Path, kind_variant: str) -> BM25Index:
+    """``base`` with the published delta built against it, when there is one newer than what it holds."""
+    published = artifacts.current(BM25_DELTA, kind_variant)
+    if published is None or not base.artifact or published.manifest.get("base_artifact") != base.artifact:
+        return base
+    if base.delta is not None and base.delta.corpus_version >= published.corpus_version:
+        return base
+    return base.with_delta(_download_delta(artifacts, published, root))
+
+
 def _install_published(artifacts: ArtifactStore, artifact: Artifact, root: Path) -> BM25Index:
     folder = artifacts.download(artifact, artifact_folder(root, artifact))
     index = load_folder(folder, artifact=artifact.sha256)
@@ -325,6 +432,14 @@ def _install_published(artifacts: ArtifactStore, artifact: Artifact, root: Path)
                    fix=MISSING_FIX)
     current = install(root, folder)
     return index if current == folder else load_folder(current)
+
+
+def delta_status(index: BM25Index) -> dict[str, Any]:
+    """The delta a BM25 index serves beside its base ({} without one): for stages, /v1/artifacts and doctor."""
+    if index.delta is None:
+        return {}
+    return {"delta_version": index.delta.corpus_version, "delta_chunks": index.delta.size,
+            "retired_chunks": int(index.delta.dropped.size)}
 
 
 def index_root(index_dir: Path) -> Path:
@@ -393,14 +508,15 @@ class BM25Retriever:
         with self._sync_lock:
             self._synced = True
             published = self.artifacts.current(BM25, self.variant)
-            if build_missing and (published is None or published.corpus_version != self.store.corpus_version()):
-                self._index = publish_index(self.store, self.settings, self.artifacts, self.root)
-                return self._index
             held = self._index
-            if published is None or (held is not None and held.artifact == published.sha256):
-                return held
-            self._index = _install_published(self.artifacts, published, self.root)
-            return self._index
+            if published is not None and (held is None or held.artifact != published.sha256):
+                held = _install_published(self.artifacts, published, self.root)
+            if held is not None:
+                held = attach_published_delta(self.artifacts, held, self.root, self.variant)
+            if build_missing and (held is None or held.serving_version != self.store.corpus_version()):
+                held = publish_index(self.store, self.settings, self.artifacts, self.root)
+            self._index = held
+            return held
 
     def current_index(self) -> BM25Index | None:
         if self._index is None and not self._synced:
@@ -423,17 +539,17 @@ class BM25Retriever:
         hits = tuple(
             Hit(chunk_id=cid, signal=SIGNAL, rank=i, score=score) for i, (cid, score) in enumerate(ranked, 1)
         )
-        explanation = {"query_tokens": tokens, "index_version": index.corpus_version, "indexed_chunks": index.size,
-                       "artifact": index.artifact[:16]}
+        explanation = {"query_tokens": tokens, "index_version": index.corpus_version, "indexed_chunks": index.chunks,
+                       "artifact": index.artifact[:16], **delta_status(index)}
         return RetrievalResult(SIGNAL, hits, status, timings, explanation)
 
     def _freshness(self, index: BM25Index) -> StageStatus:
         current = self.store.corpus_version()
-        if index.corpus_version == current:
+        if index.serving_version == current:
             return StageStatus.ran()
         if self._on_stale is not None:
             self._on_stale()
-        return StageStatus("ran", f"the BM25 index is at corpus version {index.corpus_version}, the corpus at "
+        return StageStatus("ran", f"the BM25 index is at corpus version {index.serving_version}, the corpus at "
                                   f"{current}: changes since are not searched by BM25 until the next index is "
                                   f"published ({MISSING_FIX})")
 

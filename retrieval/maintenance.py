@@ -11,13 +11,14 @@ def delete_document_everywhere(rt: Runtime, document_id: int) -> DocumentRecord:
     """Delete a document so that nothing only it contributed stays visible once this returns.
 
     The store removes its rows and the graph entities only it mentioned (one transaction). The BM25
-    index still holds its vocabulary, so a new one is built and published here, which deletes the
-    older versions from the database and this data home (other replicas swap on the notification
-    and delete theirs); graph exports filter the graph file against the live chunks until the next
-    build rewrites it. A delete is a write, not a query: the rebuild is its cost, paid once.
+    index still holds its vocabulary, so a new one is published here: a whole rebuild, which deletes
+    the older versions from the database and this data home (other replicas swap on the notification
+    and delete theirs), or, for a corpus large enough to take deltas, a delta that retires its chunks
+    at once, its words leaving the base at the next compaction (retrieval.bm25_compact_after). Graph
+    exports filter the graph file against the live chunks until the next build rewrites it.
     """
     record = rt.store.delete_document(document_id)
-    publish_bm25(rt, force=True)
+    publish_bm25(rt)
     return record
 
 
@@ -25,3 +26,11 @@ def publish_bm25(rt: Runtime, *, force: bool = False) -> BM25Index:
     """Build the BM25 index for the corpus as it is now and publish it (see retrieval.bm25.publish_index)."""
     return publish_index(rt.store, rt.settings.retrieval, rt.artifacts, index_root(rt.settings.index_dir),
                          force=force)
+
+
+def describe_index(index: BM25Index) -> str:
+    """"120 chunks", or "1,000,200 chunks: a base at v7 and a delta of 200 (3 retired)" for the CLI."""
+    if index.delta is None:
+        return f"{index.chunks:,} chunks"
+    return (f"{index.chunks:,} chunks: a base at v{index.corpus_version} and a delta of {index.delta.size:,}"
+            f" ({index.delta.dropped.size:,} retired)")

@@ -26,7 +26,7 @@ from kgrag.core.priority import BUILD_NICE, lower_this_thread
 from kgrag.core.runtime import Runtime
 from kgrag.kg.graphfile import installed_artifact
 from kgrag.kg.holder import GraphHolder, graph_holder
-from kgrag.retrieval.bm25 import BM25Retriever, index_behind, try_publish_index
+from kgrag.retrieval.bm25 import BM25Retriever, compaction_due, delta_status, index_behind, try_publish_index
 
 if TYPE_CHECKING:
     from kgrag.retrieval.pipeline import QueryPipeline
@@ -83,6 +83,7 @@ class ArtifactSync:
         with self._lock:
             if build and self.bm25 is not None:
                 self._build_bm25_if_behind()
+                self._compact_bm25_if_due()
             if self.bm25 is not None:
                 self.bm25.sync()
             if self.graph is not None:
@@ -93,7 +94,8 @@ class ArtifactSync:
         out: dict[str, Any] = {"database_id": self.rt.artifacts.database_id(),
                                "corpus_version": self.rt.store.corpus_version()}
         index = self.bm25.current_index() if self.bm25 is not None else None
-        out[BM25] = ({"corpus_version": index.corpus_version, "sha256": index.artifact, "chunks": index.size}
+        out[BM25] = ({"corpus_version": index.serving_version, "base_version": index.corpus_version,
+                      "sha256": index.artifact, "chunks": index.chunks, **delta_status(index)}
                      if index is not None else None)
         graph = None
         if self.graph is not None:
@@ -152,7 +154,7 @@ class ArtifactSync:
 
     def _track_behind(self) -> None:
         index = self.bm25.current_index() if self.bm25 is not None else None
-        if index is None or index.corpus_version != self.rt.store.corpus_version():
+        if index is None or index.serving_version != self.rt.store.corpus_version():
             self.notice_stale()
         else:
             self._behind.clear()
@@ -198,6 +200,17 @@ class ArtifactSync:
             return  # another replica is building; its publish wakes us
         log.info("BM25 index published at corpus version %d (%d chunks; %.1f s, a build only if it was behind)",
                  index.corpus_version, index.size, time.perf_counter() - t0)
+
+    def _compact_bm25_if_due(self) -> None:
+        """Fold a delta that retired chunks into a new base once their words have stayed long enough."""
+        assert self.bm25 is not None
+        if not compaction_due(self.rt.artifacts, self.bm25.variant, self.bm25.settings):
+            return
+        t0 = time.perf_counter()
+        index = try_publish_index(self.rt.store, self.bm25.settings, self.rt.artifacts, self.bm25.root, force=True)
+        if index is not None:
+            log.info("BM25 delta compacted into a new base at corpus version %d (%.1f s)", index.corpus_version,
+                     time.perf_counter() - t0)
 
     def _sync_graph(self) -> None:
         assert self.graph is not None

@@ -32,7 +32,7 @@ from kgrag.api.cli.serve import serve as serve_command
 from kgrag.api.doctor import run_checks
 from kgrag.core.access import CLI, Audit
 from kgrag.ingest.pipeline import Ingestor, IngestReport
-from kgrag.retrieval.maintenance import delete_document_everywhere, publish_bm25
+from kgrag.retrieval.maintenance import delete_document_everywhere, describe_index, publish_bm25
 from rich.markup import escape
 from rich.table import Table
 
@@ -135,7 +135,7 @@ def _ingest(paths: list[Path], *, allow_duplicates: bool, follow_outside_links: 
         if report.added or report.replaced:
             with console.status("publishing the BM25 index"):
                 index = publish_bm25(rt)
-            console.print(f"BM25 index published at corpus version {index.corpus_version} ({index.size} chunks)")
+            console.print(f"BM25 index published at corpus version {index.serving_version} ({describe_index(index)})")
     return report
 
 
@@ -188,7 +188,9 @@ def documents_delete(
 @index_app.command("build")
 @handle_errors
 def index_build(
-    force: Annotated[bool, typer.Option("--force", help="Rebuild even when the published index is current.")] = False,
+    force: Annotated[bool, typer.Option("--force", help=(
+        "Rebuild the whole index even when the published one is current (folds a large corpus's delta into "
+        "a new base)."))] = False,
     workspace: WorkspaceOption = None,
 ) -> None:
     """Build the BM25 index from the database and publish it to every replica.
@@ -202,8 +204,8 @@ def index_build(
     t0 = time.perf_counter()
     with runtime(workspace=workspace) as rt, console.status("building the BM25 index"):
         index = publish_bm25(rt, force=force)
-        Audit(rt.database).record(CLI, rt.settings.workspace, "index.build", f"v{index.corpus_version}")
-    console.print(f"BM25 index published at corpus version {index.corpus_version} ({index.size} chunks) in "
+        Audit(rt.database).record(CLI, rt.settings.workspace, "index.build", f"v{index.serving_version}")
+    console.print(f"BM25 index published at corpus version {index.serving_version} ({describe_index(index)}) in "
                   f"{time.perf_counter() - t0:.1f} s")
 
 

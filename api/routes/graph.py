@@ -55,7 +55,8 @@ def artifacts(res: ResourcesDep) -> ArtifactsOut:
     status = res.sync.status()
     return ArtifactsOut(
         database_id=status["database_id"], corpus_version=status["corpus_version"],
-        bm25=ArtifactOut(**{k: status["bm25"][k] for k in ("corpus_version", "sha256")}) if status["bm25"] else None,
+        bm25=ArtifactOut(**{k: v for k, v in status["bm25"].items() if k in ArtifactOut.model_fields})
+        if status["bm25"] else None,
         graph=ArtifactOut(**status["graph"]) if status["graph"] else None, last_error=status.get("last_error"))
 
 
