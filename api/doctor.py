@@ -163,19 +163,28 @@ def check_graph_file(rt: Runtime) -> Check:
 
 
 def check_bm25_index(rt: Runtime) -> Check:
+    from kgrag.core.artifacts import BM25, BM25_DELTA
     from kgrag.retrieval.bm25 import index_params, variant
 
-    published = rt.artifacts.current("bm25", variant(index_params(rt.settings.retrieval)))
+    kind_variant = variant(index_params(rt.settings.retrieval))
+    published = rt.artifacts.current(BM25, kind_variant)
     now = rt.store.corpus_version()
     if published is None:
         return Check("BM25 index", False, "no BM25 index is published for this database; the BM25 signal is "
                      "skipped", "run `kgrag index build`", required=False)
-    if published.corpus_version != now:
-        return Check("BM25 index", False, f"the published BM25 index is at corpus version "
-                     f"{published.corpus_version}, the corpus at {now}", "run `kgrag index build` (a serving "
-                     "replica also rebuilds it in the background)", required=False)
-    return Check("BM25 index", True, f"published {published.label}, {published.bytes / 2**20:.1f} MiB",
-                 required=False)
+    delta = rt.artifacts.current(BM25_DELTA, kind_variant)
+    if delta is not None and delta.manifest.get("base_artifact") != published.sha256:
+        delta = None  # built against an earlier base: replicas ignore it
+    serving = delta.corpus_version if delta is not None else published.corpus_version
+    what = f"published {published.label}, {published.bytes / 2**20:.1f} MiB"
+    if delta is not None:
+        what += (f", with a delta at corpus version {delta.corpus_version} ({delta.manifest.get('size', 0):,} new "
+                 f"chunks, {delta.manifest.get('dropped', 0):,} retired)")
+    if serving != now:
+        return Check("BM25 index", False, f"{what}: {now - serving} corpus change(s) behind (the corpus is at "
+                     f"version {now})", "run `kgrag index build` (a serving replica also catches up in the "
+                     "background)", required=False)
+    return Check("BM25 index", True, what, required=False)
 
 
 def check_answerer(rt: Runtime) -> Check:

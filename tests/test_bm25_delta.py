@@ -173,3 +173,15 @@ def test_a_small_corpus_rebuilds_whole_by_default(runtime: Runtime) -> None:
     assert index is not None and index.delta is None and index.corpus_version == runtime.store.corpus_version()
     assert runtime.artifacts.current(BM25_DELTA, retriever.variant) is None
     assert np.array_equal(np.sort(index.chunk_ids), np.array(sorted(c.id for c in runtime.store.iter_chunks())))
+
+
+def test_doctor_names_the_delta_and_how_far_behind_the_corpus_it_is(delta_rt: Runtime) -> None:
+    from kgrag.api.doctor import check_bm25_index
+
+    ingest(delta_rt, scifact_loaded(BASE_DOCS))
+    ingest(delta_rt, scifact_loaded(NEW_DOCS, offset=BASE_DOCS))
+    check = check_bm25_index(delta_rt)
+    assert check.ok and f"with a delta at corpus version {delta_rt.store.corpus_version()}" in check.detail
+    ingest(delta_rt, scifact_loaded(1, offset=BASE_DOCS + NEW_DOCS), publish=False)
+    behind = check_bm25_index(delta_rt)
+    assert not behind.ok and "1 corpus change(s) behind" in behind.detail and "kgrag index build" in behind.fix
