@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -262,18 +262,8 @@ class Store:
     def chunk_snapshot(self, *, batch_size: int = 2000) -> Iterator[tuple[int, Iterator[tuple[int, int, str, str]]]]:
         """The corpus version and (chunk id, document id, title, text) of every chunk, both read in one
         REPEATABLE READ snapshot: an index built from it is exactly the version it records."""
-        with self.db.connection() as conn:
-            conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-            try:
-                with conn.transaction():
-                    version = int(conn.execute("SELECT version FROM corpus_state WHERE id = 1").fetchone()[0])
-                    with conn.cursor(name="kgrag_chunk_snapshot") as cur:
-                        cur.itersize = batch_size
-                        cur.execute("SELECT c.id, c.document_id, d.title, c.text FROM chunks c"
-                                    " JOIN documents d ON d.id = c.document_id ORDER BY c.id")
-                        yield version, ((int(r[0]), int(r[1]), r[2], r[3]) for r in cur)
-            finally:
-                conn.isolation_level = None
+        with self._snapshot() as (conn, version), closing(_index_rows(conn, "", (), batch_size)) as rows:
+            yield version, rows
 
     @contextmanager
     def chunks_since(self, last_id: int, *, batch_size: int = 2000
@@ -283,19 +273,20 @@ class Store:
 
         Chunk ids only grow, and a replaced document's new version gets new ones, so "after the base's last
         id" is exactly what was written since the base was built."""
+        with self._snapshot() as (conn, version):
+            live = np.fromiter((r[0] for r in conn.execute(
+                "SELECT id FROM chunks WHERE id <= %s ORDER BY id", (last_id,))), dtype=np.int64)
+            with closing(_index_rows(conn, " WHERE c.id > %s", (last_id,), batch_size)) as rows:
+                yield version, live, rows
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[tuple[Any, int]]:
+        """A connection in one REPEATABLE READ transaction, and the corpus version it sees."""
         with self.db.connection() as conn:
             conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
             try:
                 with conn.transaction():
-                    version = int(conn.execute("SELECT version FROM corpus_state WHERE id = 1").fetchone()[0])
-                    live = np.fromiter((r[0] for r in conn.execute(
-                        "SELECT id FROM chunks WHERE id <= %s ORDER BY id", (last_id,))), dtype=np.int64)
-                    with conn.cursor(name="kgrag_chunks_since") as cur:
-                        cur.itersize = batch_size
-                        cur.execute("SELECT c.id, c.document_id, d.title, c.text FROM chunks c"
-                                    " JOIN documents d ON d.id = c.document_id WHERE c.id > %s ORDER BY c.id",
-                                    (last_id,))
-                        yield version, live, ((int(r[0]), int(r[1]), r[2], r[3]) for r in cur)
+                    yield conn, int(conn.execute("SELECT version FROM corpus_state WHERE id = 1").fetchone()[0])
             finally:
                 conn.isolation_level = None
 
@@ -324,6 +315,17 @@ _CHUNK_SELECT = (
     "SELECT c.id, c.document_id, c.position, c.text, c.page, d.source, d.title, d.metadata"
     " FROM chunks c JOIN documents d ON d.id = c.document_id"
 )
+
+
+def _index_rows(conn: Any, where: str, params: Sequence[Any], batch_size: int
+                ) -> Iterator[tuple[int, int, str, str]]:
+    """(chunk id, document id, title, text) in id order from a server-side cursor: what BM25 indexes. Callers
+    close it inside their transaction (``contextlib.closing``), so the cursor never outlives it."""
+    with conn.cursor(name="kgrag_index_rows") as cur:
+        cur.itersize = batch_size
+        cur.execute("SELECT c.id, c.document_id, d.title, c.text FROM chunks c"
+                    " JOIN documents d ON d.id = c.document_id" + where + " ORDER BY c.id", params)
+        yield from ((int(r[0]), int(r[1]), r[2], r[3]) for r in cur)
 
 
 def _chunk_record(r: Sequence[Any]) -> ChunkRecord:
