@@ -11,7 +11,7 @@ Not a test. On a data home with a large corpus (bench/scale.py's million-chunk h
  5. the 100 documents are deleted and the builder publishes again; the time until none of their chunks
     is in B's BM25 results is reported.
 
-    HF_HUB_OFFLINE=1 python bench/bm25_freshness.py --home .kgrag/bench/scale1000000
+    HF_HUB_OFFLINE=1 python bench/bm25_freshness.py --home .kgrag/bench/scale1000000 --out bench/BM25_FRESHNESS.json
 """
 
 from __future__ import annotations
