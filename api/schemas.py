@@ -325,7 +325,11 @@ class ArtifactOut(BaseModel):
     corpus_version: int = Field(description="The corpus version the artifact was built from (for BM25 with a "
                                             "delta: the delta's, which is what it answers for).")
     sha256: str | None = Field(description="Digest of the published artifact: equal on replicas serving the same one.")
+    behind: int = Field(default=0, description="Corpus changes since the version served (0: current). Dense "
+                                               "search reads the database, so it is never behind.")
     base_version: int | None = Field(default=None, description="BM25: the corpus version of the base index.")
+    chunks: int | None = Field(default=None, description="BM25: chunks searched (the base's, less those the delta "
+                                                         "retires, plus the delta's).")
     delta_version: int | None = Field(default=None, description="BM25: the corpus version of the delta served "
                                                                 "beside the base (null: none).")
     delta_chunks: int | None = Field(default=None, description="BM25: chunks written since the base, in the delta.")

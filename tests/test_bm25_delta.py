@@ -16,7 +16,7 @@ import pytest
 from kgrag.core.artifacts import BM25, BM25_DELTA
 from kgrag.core.models import Embedder
 from kgrag.core.runtime import Runtime
-from kgrag.core.settings import RetrievalSettings, Settings
+from kgrag.core.settings import ArtifactSettings, RetrievalSettings, Settings
 from kgrag.retrieval.base import Query
 from kgrag.retrieval.bm25 import BM25Retriever, build_index, compaction_due, index_text, tokenize
 from kgrag.retrieval.maintenance import delete_document_everywhere, publish_bm25
@@ -185,3 +185,21 @@ def test_doctor_names_the_delta_and_how_far_behind_the_corpus_it_is(delta_rt: Ru
     ingest(delta_rt, scifact_loaded(1, offset=BASE_DOCS + NEW_DOCS), publish=False)
     behind = check_bm25_index(delta_rt)
     assert not behind.ok and "1 corpus change(s) behind" in behind.detail and "kgrag index build" in behind.fix
+
+
+def test_the_artifacts_route_shows_the_delta_served_and_how_far_behind_each_signal_is(
+        make_settings: Callable[..., Settings], embedder: Embedder) -> None:
+    from tests.test_api_support import api_settings, client_for, wait_for_artifacts
+
+    retrieval = RetrievalSettings(signals=("dense", "bm25"), bm25_delta_min_chunks=0, bm25_delta_max_share=1.0)
+    settings = api_settings(make_settings, artifacts=ArtifactSettings(build_delay=0.0, background_builds=False))
+    with client_for(settings.model_copy(update={"retrieval": retrieval}), embedder) as client:
+        rt = client.app.state.resources.runtime
+        ingest(rt, scifact_loaded(BASE_DOCS))
+        ingest(rt, scifact_loaded(NEW_DOCS, offset=BASE_DOCS))
+        served = wait_for_artifacts(client)["bm25"]
+        assert served["behind"] == 0 and served["delta_version"] == served["corpus_version"] > served["base_version"]
+        assert served["chunks"] == len(list(rt.store.iter_chunks())) and served["delta_chunks"] > 0
+        assert served["retired_chunks"] == 0
+        ingest(rt, scifact_loaded(2, offset=BASE_DOCS + NEW_DOCS), publish=False)  # no builder runs here
+        assert client.get("/v1/artifacts").json()["bm25"]["behind"] == 2

@@ -53,11 +53,16 @@ def artifacts(res: ResourcesDep) -> ArtifactsOut:
     """The BM25 index and graph this replica serves, and the database's corpus version: replicas behind
     one load balancer report the same digests once they have synced."""
     status = res.sync.status()
-    return ArtifactsOut(
-        database_id=status["database_id"], corpus_version=status["corpus_version"],
-        bm25=ArtifactOut(**{k: v for k, v in status["bm25"].items() if k in ArtifactOut.model_fields})
-        if status["bm25"] else None,
-        graph=ArtifactOut(**status["graph"]) if status["graph"] else None, last_error=status.get("last_error"))
+    now = status["corpus_version"]
+
+    def served(signal: dict[str, Any] | None) -> ArtifactOut | None:
+        if not signal:
+            return None
+        fields = {k: v for k, v in signal.items() if k in ArtifactOut.model_fields}
+        return ArtifactOut(**fields, behind=max(0, now - int(signal["corpus_version"])))
+
+    return ArtifactsOut(database_id=status["database_id"], corpus_version=now, bm25=served(status["bm25"]),
+                        graph=served(status["graph"]), last_error=status.get("last_error"))
 
 
 @router.get("/jobs/{job_id}", response_model=JobOut, responses=errors(404))
