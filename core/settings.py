@@ -505,10 +505,12 @@ class Settings(BaseSettings):
         return hashlib.sha256(blob).hexdigest()[:16]
 
 
-_OPTIONAL_RETRIEVAL = frozenset({"decompose", "hyde", "max_subquestions"})
+_OPTIONAL_RETRIEVAL = frozenset({"decompose", "hyde", "max_subquestions", "bm25_delta_min_chunks",
+                                  "bm25_delta_max_share", "bm25_compact_after"})
 _OPTIONAL_GATE = frozenset({"non_latin_gate", "min_lexical_coverage"})
 """Settings that joined after results were first stamped: fingerprinted only when set away from their
-defaults, so results made with the defaults keep their hash (for English data they change nothing)."""
+defaults, so results made with the defaults keep their hash (for English data they change nothing; the BM25
+delta settings change nothing below 50,000 chunks, and every eval corpus is smaller)."""
 
 
 def _without_defaults(model: BaseModel, optional: frozenset[str], include: set[str] | None = None

@@ -185,7 +185,9 @@ def test_a_reader_sees_the_old_or_the_new_version_of_a_replaced_document_never_n
         threads = [threading.Thread(target=writer)] + [threading.Thread(target=reader, args=(i,)) for i in range(6)]
         for t in threads:
             t.start()
-        time.sleep(10)
+        deadline = time.monotonic() + 120  # enough interleaving to mean something, however busy the machine
+        while time.monotonic() < deadline and (counts["writes"] < 10 or counts["queries"] < 100):
+            time.sleep(0.2)
         stop.set()
         for t in threads:
             t.join(timeout=60)
