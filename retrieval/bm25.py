@@ -333,9 +333,12 @@ def _publish_locked(store: Store, settings: RetrievalSettings, artifacts: Artifa
     root.mkdir(parents=True, exist_ok=True)
     published = artifacts.current(BM25, kind_variant)
     if not force and published is not None:
-        if published.corpus_version == store.corpus_version():
+        now = store.corpus_version()
+        if published.corpus_version == now:
             return _install_published(artifacts, published, root)
-        base = _install_published(artifacts, published, root)
+        base = attach_published_delta(artifacts, _install_published(artifacts, published, root), root, kind_variant)
+        if base.serving_version == now:
+            return base  # another builder published the delta for this version while we waited for the lock
         if takes_deltas(base, settings):
             indexed = _publish_delta(store, base, artifacts, root, kind_variant, settings)
             if indexed is not None:

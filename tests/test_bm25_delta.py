@@ -203,3 +203,20 @@ def test_the_artifacts_route_shows_the_delta_served_and_how_far_behind_each_sign
         assert served["retired_chunks"] == 0
         ingest(rt, scifact_loaded(2, offset=BASE_DOCS + NEW_DOCS), publish=False)  # no builder runs here
         assert client.get("/v1/artifacts").json()["bm25"]["behind"] == 2
+
+
+def test_a_publisher_that_finds_the_delta_already_published_builds_nothing(
+        delta_rt: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two publishers after one upload (the CLI and a replica's background builder): the one that waited for
+    the build lock installs the delta the other published, instead of reading the corpus again."""
+    import kgrag.retrieval.bm25 as bm25
+
+    ingest(delta_rt, scifact_loaded(BASE_DOCS))
+    ingest(delta_rt, scifact_loaded(NEW_DOCS, offset=BASE_DOCS))
+    published = delta_rt.artifacts.current(BM25_DELTA, _retriever(delta_rt).variant)
+    builds: list[int] = []
+    real = bm25.build_delta
+    monkeypatch.setattr(bm25, "build_delta", lambda *a, **kw: builds.append(1) or real(*a, **kw))
+    again = publish_bm25(delta_rt)
+    assert builds == [] and again.delta is not None and again.serving_version == delta_rt.store.corpus_version()
+    assert delta_rt.artifacts.current(BM25_DELTA, _retriever(delta_rt).variant) == published
