@@ -198,6 +198,8 @@ def index_build(
     `kgrag ingest` and `kgrag documents delete` do this themselves, and a running `kgrag serve`
     rebuilds in the background after uploads, so this is for a database written by other means, an
     upgrade, or a change of BM25 parameters. Replicas swap to the new index without a restart.
+    Past 50,000 chunks a change is published as a delta beside the index (seconds); --force folds
+    it into a whole new index at once.
 
     Example:  kgrag index build
     """
