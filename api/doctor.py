@@ -163,8 +163,8 @@ def check_graph_file(rt: Runtime) -> Check:
 
 
 def check_bm25_index(rt: Runtime) -> Check:
-    from kgrag.core.artifacts import BM25, BM25_DELTA
-    from kgrag.retrieval.bm25 import index_params, variant
+    from kgrag.core.artifacts import BM25
+    from kgrag.retrieval.bm25 import index_params, published_delta, variant
 
     kind_variant = variant(index_params(rt.settings.retrieval))
     published = rt.artifacts.current(BM25, kind_variant)
@@ -172,9 +172,7 @@ def check_bm25_index(rt: Runtime) -> Check:
     if published is None:
         return Check("BM25 index", False, "no BM25 index is published for this database; the BM25 signal is "
                      "skipped", "run `kgrag index build`", required=False)
-    delta = rt.artifacts.current(BM25_DELTA, kind_variant)
-    if delta is not None and delta.manifest.get("base_artifact") != published.sha256:
-        delta = None  # built against an earlier base: replicas ignore it
+    delta = published_delta(rt.artifacts, kind_variant, published.sha256)  # one of an earlier base is not served
     serving = delta.corpus_version if delta is not None else published.corpus_version
     what = f"published {published.label}, {published.bytes / 2**20:.1f} MiB"
     if delta is not None:

@@ -42,7 +42,7 @@ from kgrag.core.settings import RetrievalSettings
 from kgrag.core.store import Store, filters_sql
 from kgrag.core.types import Filters, Hit
 from kgrag.retrieval.base import Query, RetrievalResult, StageStatus
-from kgrag.retrieval.bm25_delta import BM25Delta, build_delta, load_delta, write_delta_files
+from kgrag.retrieval.bm25_delta import BM25Delta, build_delta, load_delta, top_hits, write_delta_files
 
 SIGNAL = "bm25"
 TOKENIZER_VERSION = "v1-nfkc-casefold-lucene_en_stop-snowball_en-cjk_uni_bi"
@@ -170,17 +170,7 @@ class BM25Index:
         if not ids:
             return []
         scores = self.scorer.get_scores_from_ids(ids)
-        if allowed_documents is not None:
-            scores = np.where(np.isin(self.document_ids, allowed_documents), scores, 0.0)
-        if self.retired_rows is not None and self.retired_rows.size:
-            scores = scores.copy()
-            scores[self.retired_rows] = 0.0
-        rows = np.flatnonzero(scores > 0)
-        if len(rows) > k:
-            kth = np.partition(scores[rows], len(rows) - k)[len(rows) - k]
-            rows = rows[scores[rows] >= kth]
-        order = np.lexsort((self.chunk_ids[rows], -scores[rows]))[:k]
-        return [(int(self.chunk_ids[r]), float(scores[r])) for r in rows[order]]
+        return top_hits(scores, self.chunk_ids, self.document_ids, k, allowed_documents, self.retired_rows)
 
 
 def index_params(settings: RetrievalSettings) -> dict[str, Any]:
@@ -370,12 +360,20 @@ def takes_deltas(base: BM25Index, settings: RetrievalSettings) -> bool:
     return base.size >= settings.bm25_delta_min_chunks and base.mean_length is not None and bool(base.artifact)
 
 
+def published_delta(artifacts: ArtifactStore, kind_variant: str, base_artifact: str) -> Artifact | None:
+    """The current delta when it was built against this base (digest); one of an earlier base is ignored."""
+    delta = artifacts.current(BM25_DELTA, kind_variant)
+    if delta is None or not base_artifact or delta.manifest.get("base_artifact") != base_artifact:
+        return None
+    return delta
+
+
 def compaction_due(artifacts: ArtifactStore, kind_variant: str, settings: RetrievalSettings) -> bool:
     """The published delta has retired chunks (deleted or replaced) for ``bm25_compact_after`` seconds: their
     words are still in the published base, so a background builder folds the delta in."""
-    delta = artifacts.current(BM25_DELTA, kind_variant)
     base = artifacts.current(BM25, kind_variant)
-    if delta is None or base is None or delta.manifest.get("base_artifact") != base.sha256:
+    delta = published_delta(artifacts, kind_variant, base.sha256) if base is not None else None
+    if delta is None:
         return False
     since = delta.manifest.get("retiring_since")
     return since is not None and time.time() - float(since) >= settings.bm25_compact_after
@@ -388,11 +386,10 @@ def _publish_delta(store: Store, base: BM25Index, artifacts: ArtifactStore, root
     delta = build_delta(store, base, tokenize, index_text)
     if delta is None or delta.size + delta.dropped.size > settings.bm25_delta_max_share * base.size:
         return None
-    before = artifacts.current(BM25_DELTA, kind_variant)
     retiring_since = None
     if delta.dropped.size:  # the clock for compaction starts at the first retired chunk of this base
-        carried = (before.manifest.get("retiring_since") if before is not None
-                   and before.manifest.get("base_artifact") == base.artifact else None)
+        before = published_delta(artifacts, kind_variant, base.artifact)
+        carried = before.manifest.get("retiring_since") if before is not None else None
         retiring_since = carried if carried is not None else time.time()
     tmp = root / f".tmp-delta-{uuid.uuid4().hex[:8]}"
     try:
@@ -420,8 +417,8 @@ def _download_delta(artifacts: ArtifactStore, artifact: Artifact, root: Path) ->
 
 def attach_published_delta(artifacts: ArtifactStore, base: BM25Index, root: Path, kind_variant: str) -> BM25Index:
     """``base`` with the published delta built against it, when there is one newer than what it holds."""
-    published = artifacts.current(BM25_DELTA, kind_variant)
-    if published is None or not base.artifact or published.manifest.get("base_artifact") != base.artifact:
+    published = published_delta(artifacts, kind_variant, base.artifact)
+    if published is None:
         return base
     if base.delta is not None and base.delta.corpus_version >= published.corpus_version:
         return base

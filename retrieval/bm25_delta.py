@@ -77,11 +77,25 @@ class BM25Delta:
         counts = Counter(columns)
         picked = self.scores[:, list(counts)]
         scores = np.asarray(picked @ np.array(list(counts.values()), dtype=np.float64)).ravel()
-        if allowed_documents is not None:
-            scores = np.where(np.isin(self.document_ids, allowed_documents), scores, 0.0)
-        rows = np.flatnonzero(scores > 0)
-        order = np.lexsort((self.chunk_ids[rows], -scores[rows]))[:k]
-        return [(int(self.chunk_ids[r]), float(scores[r])) for r in rows[order]]
+        return top_hits(scores, self.chunk_ids, self.document_ids, k, allowed_documents)
+
+
+def top_hits(scores: np.ndarray, chunk_ids: np.ndarray, document_ids: np.ndarray, k: int,
+             allowed_documents: np.ndarray | None, masked_rows: np.ndarray | None = None) -> list[tuple[int, float]]:
+    """(chunk id, score) of the best ``k`` rows scoring above 0, ties to the lower chunk id, for a base and a
+    delta alike. Rows outside ``allowed_documents`` and ``masked_rows`` (a base's retired rows) are zeroed
+    before selection, so k results remain whenever k others match."""
+    if allowed_documents is not None:
+        scores = np.where(np.isin(document_ids, allowed_documents), scores, 0.0)
+    if masked_rows is not None and masked_rows.size:
+        scores = scores.copy()
+        scores[masked_rows] = 0.0
+    rows = np.flatnonzero(scores > 0)
+    if len(rows) > k:
+        kth = np.partition(scores[rows], len(rows) - k)[len(rows) - k]
+        rows = rows[scores[rows] >= kth]
+    order = np.lexsort((chunk_ids[rows], -scores[rows]))[:k]
+    return [(int(chunk_ids[r]), float(scores[r])) for r in rows[order]]
 
 
 def base_statistics(index: BM25Index) -> BaseStatistics | None:
