@@ -81,13 +81,14 @@ def ppr_push(transition: sp.csr_matrix, seed_ids: np.ndarray, seed_values: np.nd
         owners, edge = _edge_slots(indptr, rows)
         if edge.size:
             targets = indices[edge]
-            local, fresh = _local_ids(touched, order, targets)
-            if fresh.size:
+            local, absent = _local_ids(touched, order, targets)
+            if absent.any():
+                fresh = np.unique(targets[absent])  # appended in id order, so each one's position is known
+                local[absent] = touched.size + np.searchsorted(fresh, targets[absent])
                 touched = np.concatenate((touched, fresh))
                 p = np.concatenate((p, np.zeros(fresh.size)))
                 r = np.concatenate((r, np.zeros(fresh.size)))
                 order = np.argsort(touched, kind="stable")
-                local, _ = _local_ids(touched, order, targets)
             np.add.at(r, local, data[edge] * (damping * mass)[owners])
         dangling = float(mass[indptr[rows + 1] == indptr[rows]].sum())
         if dangling:
@@ -96,13 +97,11 @@ def ppr_push(transition: sp.csr_matrix, seed_ids: np.ndarray, seed_values: np.nd
 
 
 def _local_ids(touched: np.ndarray, order: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each id's position in ``touched`` (-1 where absent), and the absent ids, sorted and distinct."""
+    """Each id's position in ``touched`` (-1 where absent), and the mask of the absent ones."""
     sorted_touched = touched[order]
-    pos = np.searchsorted(sorted_touched, ids)
-    pos_clipped = np.minimum(pos, sorted_touched.size - 1)
-    found = sorted_touched[pos_clipped] == ids
-    local = np.where(found, order[pos_clipped], -1)
-    return local, np.unique(ids[~found])
+    pos = np.minimum(np.searchsorted(sorted_touched, ids), sorted_touched.size - 1)
+    found = sorted_touched[pos] == ids
+    return np.where(found, order[pos], -1), ~found
 
 
 def _edge_slots(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
