@@ -136,7 +136,8 @@ def main() -> None:
         out["ingest"] = ingest(rt, corpus) if stored != len(corpus) else {"skipped": f"{stored} documents stored"}
         print("ingest", out["ingest"], flush=True)
         nlp = load_spacy(settings.graph.spacy_model)
-        report = build_graph(GraphStore(rt.db), settings.graph, settings.graph_path, nlp, rebuild=args.rebuild)
+        report = build_graph(GraphStore(rt.db), settings.graph, settings.graph_path, nlp, rebuild=args.rebuild,
+                             embedder=rt.embedder)
         out["build"] = {"seconds": round(report.seconds, 1), "chunks_processed": report.chunks_processed,
                         "chunks_covered": report.chunks_covered, "entities": report.entities,
                         "relations": report.relations, "edges": report.edges, "file_bytes": report.file_bytes,

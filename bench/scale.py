@@ -386,7 +386,8 @@ def child_graph_build(home: Path) -> None:
         print(f"STAGE {time.perf_counter() - t0:.1f} {rss:.0f} {name}", flush=True)
 
     with Runtime(settings) as rt:
-        r = build_graph(GraphStore(rt.db), settings.graph, settings.graph_path, nlp, on_stage=on_stage)
+        r = build_graph(GraphStore(rt.db), settings.graph, settings.graph_path, nlp, on_stage=on_stage,
+                        embedder=rt.embedder)
     on_stage("done")
     print(json.dumps({"seconds": round(r.seconds, 1), "chunks_processed": r.chunks_processed,
                       "entities": r.entities, "edges": r.edges, "relations": r.relations,

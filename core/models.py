@@ -87,6 +87,12 @@ class Embedder:
             self._identity = {"name": self.name, "revision": digest.hexdigest()[:16], "dim": str(self.dim)}
         return self._identity
 
+    @property
+    def stamp(self) -> str:
+        """Whose vectors these are, as one string: vectors stored by one model are never read by another."""
+        identity = self.identity()
+        return f"{identity['name']}@{identity['revision']}"
+
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Tokens each text costs the model, without the [CLS]/[SEP] pair."""
         if not texts:

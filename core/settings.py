@@ -175,10 +175,11 @@ class GraphSettings(BaseModel):
     )
     hop_sentences: int = Field(
         default=6, ge=0,
-        description="At most this many link sentences are embedded a question, the best-ranked candidates' "
-                    "first: each costs a forward pass of the embedding model (milliseconds each on a laptop CPU), and "
-                    "a corpus of near-copies can link one named document to dozens. Tuned on 2Wiki questions "
-                    "1-500, where 4 lost recall and 6 kept nearly all of it.",
+        description="At most this many link sentences a question embeds itself, the best-ranked candidates' "
+                    "first: those the build did not embed into the graph's arrays (a graph built before it did, or "
+                    "by another model). Each costs a forward pass of the embedding model (milliseconds each on a "
+                    "laptop CPU), and a corpus of near-copies can link one named document to dozens. Tuned on 2Wiki "
+                    "questions 1-500, where 4 lost recall and 6 kept nearly all of it.",
     )
     title_fusion_weight: float = Field(
         default=6.0, ge=0.0,

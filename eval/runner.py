@@ -94,7 +94,7 @@ def prepare_corpus(rt: Runtime, dataset: Dataset, progress: Progress | None = No
 
     nlp = rt.spacy()
     graph = build_graph(GraphStore(rt.db), rt.settings.graph, rt.settings.graph_path, nlp,
-                        on_total=on_total, on_progress=on_graph)
+                        on_total=on_total, on_progress=on_graph, embedder=rt.embedder)
     return {
         "documents": len(docs), "documents_ingested_now": len(report.added) + len(report.replaced),
         "skipped": [{"source": u.source, "reason": u.reason} for u in dataset.skipped],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from kgrag.kg.tables import (
     write_strings,
 )
 
-FORMAT = "kgrag-graph-arrays/4"
+FORMAT = "kgrag-graph-arrays/5"
 PREFIX = "arrays."
 """Artifact file names of the arrays (an artifact's files are flat; they go in ``folder_of``)."""
 MATRICES = ("adjacency", "transition", "edge_labels", "entity_chunks", "chunk_entities", "home")
@@ -56,6 +57,7 @@ class _Files:
     TITLE_TARGETS, TITLE_PREFIXES = "title_targets", "title_prefixes"
     DOCUMENT_IDS, DOCUMENT_NODES = "document_index.ids", "document_index.values"
     LINK_CODES, LINK_ROWS, LINK_TEXT = "link_sentences.codes", "link_sentences.rows", "link_sentences.text"
+    LINK_VECTORS = "link_sentences.vectors"
 
     @staticmethod
     def lookup_keys(name: str) -> str:
@@ -78,7 +80,22 @@ def folder_of(path: Path) -> Path:
     return path.with_name(path.name + ".arrays")
 
 
-def save(graph: LoadedGraph, folder: Path, *, source_sha256: str, document_edge_weight: float) -> None:
+@dataclass(frozen=True, slots=True)
+class LinkVectors:
+    """The embedding of every link sentence (``link_texts`` order), made at build time so a hop costs a dot
+    product, not a forward pass; ``model`` (``Embedder.stamp``) says whose vectors they are."""
+
+    model: str
+    vectors: np.ndarray
+
+
+def link_texts(graph: LoadedGraph) -> list[str]:
+    """Every link sentence once, in code point order: the rows of the text table and of its vectors."""
+    return sorted(set(graph.link_sentences.values()))
+
+
+def save(graph: LoadedGraph, folder: Path, *, source_sha256: str, document_edge_weight: float,
+         link_vectors: LinkVectors | None = None) -> None:
     """``source_sha256`` names the graph file the arrays were made from; a reader uses them only for that
     file and the same ``document_edge_weight`` (the traversal weights are baked into ``transition``)."""
     f = _Files
@@ -113,21 +130,24 @@ def save(graph: LoadedGraph, folder: Path, *, source_sha256: str, document_edge_
     documents = sorted(graph.document_index.items())
     write_ints(folder, f.DOCUMENT_IDS, [d for d, _ in documents])
     write_ints(folder, f.DOCUMENT_NODES, [i for _, i in documents])
-    # Each link's sentence once; both orders of its node pair find it (code = a * nodes + b, sorted).
-    n, codes, sentences = len(graph.keys), [], []
-    for (a, b), text in graph.link_sentences.items():
-        if a <= b:
-            codes += [(a * n + b, len(sentences)), (b * n + a, len(sentences))]
-            sentences.append(text)
-    codes = sorted(set(codes))
+    # Each link's sentence once (a sorted table, so a text finds its vector row); both orders of its node
+    # pair find it (code = a * nodes + b, sorted).
+    n, sentences = len(graph.keys), link_texts(graph)
+    row_of = {text: i for i, text in enumerate(sentences)}
+    codes = sorted((a * n + b, row_of[text]) for (a, b), text in graph.link_sentences.items())
     write_ints(folder, f.LINK_CODES, [c for c, _ in codes])
     write_ints(folder, f.LINK_ROWS, [r for _, r in codes])
-    write_strings(folder, f.LINK_TEXT, sentences)
+    write_sorted_strings(folder, f.LINK_TEXT, sentences)
+    if link_vectors is not None:
+        if len(link_vectors.vectors) != len(sentences):
+            raise ValueError(f"{len(link_vectors.vectors)} link vectors for {len(sentences)} link sentences")
+        np.save(folder / f.vector(f.LINK_VECTORS), link_vectors.vectors.astype(np.float16))
     meta = {
         "format": FORMAT, "source_sha256": source_sha256, "document_edge_weight": document_edge_weight,
         "manifest": graph.manifest, "relation_names": graph.relation_names,
         "max_name_tokens": graph.max_name_tokens, "stats": graph.stats,
         "shapes": {name: list(getattr(graph, name).shape) for name in MATRICES},
+        "link_vectors": link_vectors.model if link_vectors is not None else "",
     }
     (folder / f.META).write_text(json.dumps(meta, ensure_ascii=False, separators=(",", ":")))
 
@@ -167,7 +187,11 @@ def load(folder: Path, *, path: Path, signature: Signature, source_sha256: str,
     documents = IntLookup(title_ids, lambda i: TitleDocument(int(title_ids[i]), titles[i], full_keys[i],
                                                              title_aliases(i)))
     document_nodes = ints(f.DOCUMENT_NODES)
-    sentences, sentence_rows = Strings.load(folder, f.LINK_TEXT), ints(f.LINK_ROWS)
+    sentences, sentence_rows = SortedStrings.load(folder, f.LINK_TEXT), ints(f.LINK_ROWS)
+    vectors_model = meta.get("link_vectors", "")
+    link_vectors: Mapping[str, np.ndarray] = {}
+    if vectors_model:
+        link_vectors = Lookup(sentences, npy(f.vector(f.LINK_VECTORS)).__getitem__)
     return LoadedGraph(
         path=path, signature=signature, manifest=meta["manifest"], keys=keys,
         names=Strings.load(folder, f.NAMES), labels=Strings.load(folder, f.LABELS),
@@ -184,5 +208,19 @@ def load(folder: Path, *, path: Path, signature: Signature, source_sha256: str,
         document_index=IntLookup(npy(f.vector(f.DOCUMENT_IDS)), document_nodes.__getitem__),
         alias_df=lookup(f.ALIAS_DF, df_values.__getitem__),
         link_sentences=PairLookup(npy(f.vector(f.LINK_CODES)), len(keys), lambda i: sentences[sentence_rows[i]]),
-        stats=meta["stats"],
+        stats=meta["stats"], link_vectors=link_vectors, link_vectors_model=vectors_model,
     )
+
+
+def stored_link_vectors(folder: Path, model: str) -> Mapping[str, np.ndarray]:
+    """Sentence → vector from the arrays at ``folder`` when ``model`` made them (else empty): a rebuild
+    embeds only the sentences that are new since, as most links outlive any one change."""
+    f = _Files
+    try:
+        meta = json.loads((folder / f.META).read_text())
+        if meta.get("format") != FORMAT or meta.get("link_vectors") != model:
+            return {}
+        return Lookup(SortedStrings.load(folder, f.LINK_TEXT), np.load(folder / f.vector(f.LINK_VECTORS),
+                                                                        mmap_mode="r").__getitem__)
+    except (OSError, ValueError):
+        return {}

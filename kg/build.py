@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from kgrag.core.artifacts import GRAPH, ArtifactStore
+from kgrag.core.models import Embedder
 from kgrag.core.settings import ExecutorSettings, GraphSettings
 from kgrag.kg import arrays as serving_arrays
 from kgrag.kg.assemble import Assembler
@@ -27,10 +29,13 @@ from kgrag.kg.graphfile import FORMAT, GRAPH_FILE, move_atomic, write_graph, wri
 from kgrag.kg.holder import install_arrays
 from kgrag.kg.nlp import model_id
 from kgrag.kg.parallel import extract_in_order, extract_with_ray, worker_count
+from kgrag.kg.serving import LoadedGraph
 from kgrag.kg.store import GraphStore
 
 EXTRACTOR_VERSION = 1
 """Bump when extraction logic changes what it finds: stored rows from an older extractor are redone."""
+LINK_VECTOR_BATCH = 4096
+"""Link sentences per ``encode`` call: bounds the float32 copy the model returns."""
 DOCUMENTS_BATCH_CHUNKS = 256
 """Chunks per write transaction (whole documents, so aliases resolve within one)."""
 
@@ -66,6 +71,7 @@ def build_graph(
     on_total: Callable[[int], None] | None = None, on_progress: Callable[[int], None] | None = None,
     batch_chunks: int | None = None, executor: ExecutorSettings | None = None,
     artifacts: ArtifactStore | None = None, on_stage: Callable[[str], None] | None = None,
+    embedder: Embedder | None = None,
 ) -> BuildReport:
     """Run one build; raises BuildLockedError when another is running.
 
@@ -79,6 +85,10 @@ def build_graph(
 
     ``on_stage`` is told when each step after extraction begins: on a large corpus they take minutes
     with no chunk count to show (the CLI shows the name; bench/scale.py times each and samples memory).
+
+    ``embedder`` (the dense model) embeds every link sentence new since the last build into the arrays, so
+    weighing a query's hops (kg.search.weigh_hops) reads vectors instead of running the model; without
+    one, queries embed the few sentences they weigh themselves.
     """
     stage = on_stage or (lambda _name: None)
     artifacts = artifacts or ArtifactStore(store.db)
@@ -131,8 +141,11 @@ def build_graph(
             stage("writing the serving arrays")
             serving = assembler.finish({**manifest, "counts": counts}, path=path, signature=(0, 0, 0))
             del assembler
+            vectors = None
+            if embedder is not None:
+                vectors = link_vectors(serving, embedder, serving_arrays.folder_of(path), stage)
             serving_arrays.save(serving, arrays, source_sha256=written.sha256,
-                        document_edge_weight=settings.document_edge_weight)
+                                document_edge_weight=settings.document_edge_weight, link_vectors=vectors)
             del serving
             stage("publishing")
             files: dict[str, bytes | Path] = {GRAPH_FILE: written.path}
@@ -150,6 +163,28 @@ def build_graph(
         edges=counts["edges"], chunks_covered=counts["chunks"], pruned_entities=pruned, corpus_version=corpus_version,
         file_bytes=file_bytes, seconds=time.perf_counter() - t0, path=path,
     )
+
+
+def link_vectors(graph: LoadedGraph, embedder: Embedder, previous: Path,
+                 stage: Callable[[str], None]) -> serving_arrays.LinkVectors:
+    """Every link sentence's vector: from the previous build's arrays at ``previous`` where the same model
+    made it, else embedded now (about one sentence for every two chunks on a titled corpus)."""
+    texts = serving_arrays.link_texts(graph)
+    stored = serving_arrays.stored_link_vectors(previous, embedder.stamp)
+    vectors = np.zeros((len(texts), embedder.dim), dtype=np.float16)
+    missing: list[int] = []
+    for i, text in enumerate(texts):
+        known = stored.get(text)
+        if known is None:
+            missing.append(i)
+        else:
+            vectors[i] = known
+    if missing:
+        stage(f"embedding {len(missing):,} new link sentences")
+        for start in range(0, len(missing), LINK_VECTOR_BATCH):
+            rows = missing[start:start + LINK_VECTOR_BATCH]
+            vectors[rows] = embedder.encode([texts[i] for i in rows])
+    return serving_arrays.LinkVectors(embedder.stamp, vectors)
 
 
 def _batches(pending: list[tuple[int, int]], max_chunks: int) -> Iterator[list[int]]:

@@ -9,7 +9,7 @@ her. Mentions still count, at ``mention_share``, so a graph without document nod
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -114,16 +114,18 @@ Similarity = Callable[[Sequence[str]], np.ndarray]
 
 
 def weigh_hops(graph: LoadedGraph, linked: list[LinkedEntity], columns: Sequence[int], scores: Sequence[float],
-               similarity: Similarity, *, weight: float, limit: int) -> list[tuple[int, float]]:
+               similarity: Similarity, *, weight: float, limit: int,
+               stored: Container[str] = frozenset()) -> list[tuple[int, float]]:
     """Re-rank candidate chunks by the sentence that links their document to one the question names.
 
     PageRank mass says a document is *near* the named one, not that it is the neighbour the question asks
     about: "When did Lothair II's mother die?" reaches his wife, his daughter and his mother alike. The
     sentence behind each link ("He was the son of Lothair I and Ermengarde of Tours") says which. Each
     candidate scores its share of the best candidate's score plus ``weight`` times the best similarity of
-    a sentence linking a named document to its own. Only the candidates' own links are embedded, and at
-    most ``limit`` distinct sentences, the best candidates' first: a candidate beyond that keeps its
-    traversal share, as one with no link does. Returns (column, score), best first.
+    a sentence linking a named document to its own. Only the candidates' own links are weighed. A sentence
+    in ``stored`` (the build embedded it) costs a dot product; of the others at most ``limit`` distinct ones
+    are embedded, the best candidates' first, and a candidate beyond that keeps its traversal share, as one
+    with no link does. Returns (column, score), best first.
     """
     if not columns:
         return []
@@ -131,6 +133,7 @@ def weigh_hops(graph: LoadedGraph, linked: list[LinkedEntity], columns: Sequence
     named = sorted({e.index for e in linked if e.how == TITLE})
     pairs: list[tuple[int, str]] = []
     chosen: dict[str, None] = {}  # insertion-ordered: the best candidates' sentences first
+    to_embed = 0
     for col in columns:
         home = graph.home_of_chunk(col)
         if home < 0:
@@ -138,9 +141,12 @@ def weigh_hops(graph: LoadedGraph, linked: list[LinkedEntity], columns: Sequence
         for n in named:
             if n == home or not (text := graph.sentence_between(n, home)):
                 continue
-            if text not in chosen and len(chosen) >= limit:
-                continue
-            chosen[text] = None
+            if text not in chosen:
+                if text not in stored:
+                    if to_embed >= limit:
+                        continue
+                    to_embed += 1
+                chosen[text] = None
             pairs.append((col, text))
     sentences = sorted(chosen)
     bonus: dict[int, float] = {}

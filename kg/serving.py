@@ -69,6 +69,9 @@ class LoadedGraph:
     link_sentences: Mapping[tuple[int, int], str]
     """(node, node) → the sentence holding the mention link between two documents (both orders)."""
     stats: dict[str, int] = field(default_factory=dict)
+    link_vectors: Mapping[str, np.ndarray] = field(default_factory=dict)
+    """Link sentence → its unit vector, embedded at build time by ``link_vectors_model`` (empty: none)."""
+    link_vectors_model: str = ""
 
     def __post_init__(self) -> None:
         # Not fields (the graph's data is the fields): values readers derive from this graph, such as

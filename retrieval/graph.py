@@ -12,7 +12,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -129,9 +129,10 @@ class GraphRetriever:
             limit = len(graph.chunk_ids)  # a narrow filter: look at every reached chunk once
         if self._embedder is not None and self.settings.hop_evidence_weight > 0:
             ids = {col: cid for col, cid, _ in keep}
+            memo = self._sentence_vectors(graph)
             weighed = weigh_hops(graph, linked, [col for col, _, _ in keep], [s for _, _, s in keep],
-                                 self._similarity(graph, query), weight=self.settings.hop_evidence_weight,
-                                 limit=self.settings.hop_sentences)
+                                 self._similarity(memo, query), weight=self.settings.hop_evidence_weight,
+                                 limit=self.settings.hop_sentences, stored=memo.stored)
             keep = [(col, ids[col], s) for col, s in weighed]
         t3 = time.perf_counter()
         why = explain(graph, linked, scored, [col for col, _, _ in keep])
@@ -148,15 +149,22 @@ class GraphRetriever:
         return hits, documents
 
 
-    def _similarity(self, graph: LoadedGraph, query: Query) -> Similarity:
+    def _sentence_vectors(self, graph: LoadedGraph) -> SentenceVectors:
+        """The served graph's link-sentence vectors: those its build stored for this model, and a memo of
+        any sentence a query had to embed itself (a graph built without them, or by another model)."""
+        assert self._embedder is not None
+        embedder = self._embedder()
+        stamp = embedder.stamp
+        return graph.derived(f"sentence_vectors:{stamp}", lambda g: SentenceVectors(
+            SENTENCE_MEMO, stored=g.link_vectors if g.link_vectors_model == stamp else {}))
+
+    def _similarity(self, memo: SentenceVectors, query: Query) -> Similarity:
         """Cosine similarity of link sentences to the question.
 
         The question's vector is the request's own (dense made it, or will reuse it: one forward pass per
-        question, not two), and each sentence is embedded once per served graph: link sentences recur
-        across questions about the same documents, so most hops cost a dot product."""
+        question, not two); a sentence's vector is the build's, or embedded once per served graph."""
         assert self._embedder is not None
         embedder = self._embedder()
-        memo = graph.derived(f"sentence_vectors:{embedder.name}", lambda _g: SentenceVectors(SENTENCE_MEMO))
 
         def similarity(sentences: Sequence[str]) -> np.ndarray:
             question = query.vector.get(lambda: embedder.encode_query(query.text))
@@ -174,21 +182,25 @@ SENTENCE_MEMO = 20_000
 
 
 class SentenceVectors:
-    """A bounded, thread-safe memo of sentence → unit vector for one served graph and model.
+    """Sentence → unit vector for one served graph and model: the build's stored vectors, then a bounded,
+    thread-safe memo of the sentences queries embedded themselves.
 
     It lives in the graph's ``derived`` values, so a new build starts empty and no request's text is
     kept beyond what the graph itself holds (link sentences are graph data)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, *, stored: Mapping[str, np.ndarray] | None = None) -> None:
         self._size = size
+        self.stored: Mapping[str, np.ndarray] = stored if stored is not None else {}
         self._lock = threading.Lock()
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
 
     def vectors(self, sentences: Sequence[str], encode: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+        known = {s: np.asarray(v, dtype=np.float32) for s in sentences if (v := self.stored.get(s)) is not None}
         with self._lock:
-            known = {s: v for s in sentences if (v := self._vectors.get(s)) is not None}
-            for s in known:
-                self._vectors.move_to_end(s)
+            for s in sentences:
+                if s not in known and (v := self._vectors.get(s)) is not None:
+                    known[s] = v
+                    self._vectors.move_to_end(s)
         missing = sorted({s for s in sentences if s not in known})
         if missing:
             made = encode(missing)

@@ -33,4 +33,5 @@ def ingest_folder(rt: Runtime, folder: Path = GRAPH_CORPUS) -> IngestReport:
 
 def build(rt: Runtime, nlp: Any, *, rebuild: bool = False) -> BuildReport:
     """The same call `kgrag graph build` makes, with the session's spaCy pipeline."""
-    return build_graph(GraphStore(rt.db), rt.settings.graph, rt.settings.graph_path, nlp, rebuild=rebuild)
+    return build_graph(GraphStore(rt.db), rt.settings.graph, rt.settings.graph_path, nlp, rebuild=rebuild,
+                       embedder=rt.embedder)

@@ -204,3 +204,24 @@ def test_a_question_embeds_at_most_the_limit_of_link_sentences_the_best_candidat
     assert [int(family.chunk_ids[c]) for c, _ in weighed] == [10, 50, 60]
     assert weigh_hops(family, linked, columns, scores, similarity, weight=SETTINGS.hop_evidence_weight, limit=0) \
         == [(c, s / max(scores)) for c, s in zip(columns, scores, strict=True)]
+
+
+def test_a_sentence_the_build_embedded_is_weighed_beyond_the_limit_for_a_dot_product(embedder: Any) -> None:
+    """The limit bounds forward passes, not hops: with the mother's link stored by the build and a limit of 0,
+    her sentence is still weighed (the question then picks her) and nothing else is asked for."""
+    family = _family()
+    linked = _linked(family, LOTHAIR)
+    scored = _score(family, linked)
+    asked: list[list[str]] = []
+
+    def similarity(sentences: Any) -> np.ndarray:
+        asked.append(list(sentences))
+        vectors = embedder.encode(["When did Lothair II's mother die?", *sentences])
+        return vectors[1:] @ vectors[0]
+
+    columns, scores = scored.chunk_columns.tolist(), scored.chunk_scores.tolist()
+    stored = {"The mother of Lothair II was Ermengarde of Tours."}
+    weighed = weigh_hops(family, linked, columns, scores, similarity, weight=SETTINGS.hop_evidence_weight,
+                         limit=0, stored=stored)
+    assert asked == [sorted(stored)]
+    assert [int(family.chunk_ids[c]) for c, _ in weighed] == [10, 60, 50]

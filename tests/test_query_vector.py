@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
 from kgrag.core.models import Embedder
 from kgrag.core.runtime import Runtime
+from kgrag.kg.holder import load_graph
 from kgrag.retrieval.base import Query, QueryVector
-from kgrag.retrieval.graph import SentenceVectors
+from kgrag.retrieval.graph import SentenceVectors, build_graph_retriever
 from kgrag.retrieval.pipeline import build_pipeline
 
+from tests.kg_fixtures import build, ingest_folder, nlp_fixture  # noqa: F401  (the `nlp` fixture)
 from tests.retrieval_corpus import BEES_QUERY, PARAPHRASE_QUERY, corpus_runtime
 
 
@@ -85,3 +88,47 @@ def test_dense_searches_with_the_requests_shared_vector(corpus_rt: Runtime, embe
         given = dense.retrieve(Query(BEES_QUERY, k=10, vector=shared)).hits
     assert [h.chunk_id for h in own] != [h.chunk_id for h in other]
     assert [h.chunk_id for h in given] == [h.chunk_id for h in other]
+
+
+def test_a_build_stores_each_link_sentences_vector_and_queries_then_embed_none(
+        runtime: Runtime, nlp: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build embeds every link sentence into the arrays (the model's own vectors, stamped with it), a
+    query weighs its hops from them without a forward pass, and a rebuild embeds only what is new."""
+    ingest_folder(runtime)
+    embedder = runtime.embedder
+    build(runtime, nlp)
+    graph = load_graph(runtime.settings.graph_path, document_edge_weight=runtime.settings.graph.document_edge_weight)
+    assert graph.link_vectors_model == embedder.stamp
+    texts = sorted({graph.link_sentences[pair] for pair in graph.link_sentences} - {""})
+    assert len(texts) >= 3, "the fixture corpus has documents that name each other"
+    stored = np.stack([np.asarray(graph.link_vectors[t], dtype=np.float32) for t in texts])
+    assert (np.sum(stored * embedder.encode(texts), axis=1) > 0.999).all()
+
+    def sentences_embedded_by_queries() -> int:
+        asked: list[str] = []
+        real = embedder.encode_now
+        embedder.encode_now = lambda batch, **kw: asked.extend(batch) or real(batch, **kw)  # type: ignore[method-assign]
+        try:
+            retriever = build_graph_retriever(runtime)
+            for question in HOP_QUESTIONS:
+                assert retriever.retrieve(Query(question, k=10)).hits, question
+        finally:
+            del embedder.encode_now
+        return len(asked)
+
+    assert sentences_embedded_by_queries() == 0
+    # Vectors stamped by another model are never read: the same questions then embed their hops themselves
+    # (which shows they had hops to weigh).
+    monkeypatch.setattr(type(embedder), "stamp", property(lambda self: "another-model@0"))
+    assert sentences_embedded_by_queries() > 0
+    monkeypatch.undo()
+
+    made: list[str] = []
+    real_encode = embedder.encode
+    monkeypatch.setattr(embedder, "encode", lambda batch, **kw: made.extend(batch) or real_encode(batch, **kw))
+    build(runtime, nlp, rebuild=True)
+    assert made == [], "a rebuild reads the previous build's vectors"
+
+
+HOP_QUESTIONS = ("Where did the founder of Harlow Biotech grow up?",
+                 "Which university did Miriam Okafor study at, and who did she meet there?")

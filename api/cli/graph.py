@@ -57,7 +57,7 @@ def run_build(rt: Runtime, *, rebuild: bool, processes: int | None = None,
             GraphStore(rt.db), graph_settings, rt.settings.graph_path, nlp, rebuild=rebuild,
             on_total=lambda n: progress.update(task, total=n), on_progress=lambda n: progress.advance(task, n),
             executor=executor or rt.settings.executor,
-            on_stage=lambda name: progress.update(task, description=name),
+            on_stage=lambda name: progress.update(task, description=name), embedder=rt.embedder,
         )
 
 

@@ -32,7 +32,7 @@ def _build(res: Resources, rebuild: bool) -> dict[str, Any]:
     rt = res.runtime
     settings = rt.settings
     report = build_graph(GraphStore(rt.db), settings.graph, settings.graph_path, rt.spacy(),
-                         rebuild=rebuild, artifacts=rt.artifacts)
+                         rebuild=rebuild, artifacts=rt.artifacts, embedder=rt.bulk_embedder)
     res.sync.sync_once()  # load the new graph on this thread, not in the next query
     log.info("graph build wrote %s", report.path)  # the server's file layout stays in its log, not the job result
     return {name: getattr(report, name) for name in report.__dataclass_fields__ if name != "path"}
