@@ -9,7 +9,8 @@ explain); the question's own embedding (made once per request and shared with de
 the retriever adds one corpus-version query (~0.3 ms) on top. ``--no-stored-vectors`` times the
 hops as a graph built without vectors serves them (each query embeds up to ``hop_sentences``).
 
-    HF_HUB_OFFLINE=1 python bench/graph_scale.py --graph .kgrag/eval/2wikimultihopqa/graph/graph.json.gz --copies 14
+    HF_HUB_OFFLINE=1 python bench/graph_scale.py --graph .kgrag/eval/2wikimultihopqa/graph/graph.json.gz --copies 14 \
+        --out bench/GRAPH_SCALE.json            # add --no-stored-vectors --out bench/GRAPH_SCALE-no-vectors.json
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -71,6 +73,7 @@ def main() -> None:
     ap.add_argument("--graph", type=Path, default=Path("/tmp/kgrag_2wiki/graph/graph.json.gz"))
     ap.add_argument("--copies", type=int, default=14)
     ap.add_argument("--queries", type=int, default=300)
+    ap.add_argument("--out", type=Path, help="also write the JSON here, with the command and commit")
     ap.add_argument("--no-stored-vectors", action="store_true",
                     help="serve the graph without build-time link vectors (queries embed their hop sentences)")
     args = ap.parse_args()
@@ -138,6 +141,12 @@ def main() -> None:
                for k, v in stages.items()},
     }
     print(json.dumps(out, indent=2))
+    if args.out:
+        commit = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], capture_output=True, text=True,
+                                cwd=Path(__file__).resolve().parent).stdout.strip()
+        stamp = {"command": "python bench/graph_scale.py " + " ".join(sys.argv[1:]), "commit": commit,
+                 "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
+        args.out.write_text(json.dumps({**stamp, **out}, indent=2) + "\n")
 
 
 if __name__ == "__main__":
