@@ -173,6 +173,13 @@ class GraphSettings(BaseModel):
                     "for 'When did Lothair II's mother die?'), on a score whose best is 1. Tuned on 2Wiki "
                     "questions 1-500 (0.2-1 all help there; 501-1000 report it).",
     )
+    link_vectors: bool = Field(
+        default=True,
+        description="The graph build embeds every link sentence (those new since the last build) into the serving "
+                    "arrays, so weighing a hop costs a dot product instead of a forward pass on the query's path. "
+                    "About one sentence per two chunks on a titled corpus, at roughly 100 sentences/s on two CPU "
+                    "cores; false skips it (queries then embed up to hop_sentences themselves).",
+    )
     hop_sentences: int = Field(
         default=6, ge=0,
         description="At most this many link sentences a question embeds itself, the best-ranked candidates' "
@@ -493,7 +500,7 @@ class Settings(BaseSettings):
         return {
             "embedding_model": self.embedding.model,
             "chunking": self.chunking.model_dump(),
-            "graph": self.graph.model_dump(mode="json", exclude={"processes"}),  # speed only, same graph
+            "graph": _without_defaults(self.graph, _OPTIONAL_GRAPH, exclude={"processes"}),  # processes: speed only
             "retrieval": _without_defaults(self.retrieval, _OPTIONAL_RETRIEVAL),
             "rerank": self.rerank.model_dump(mode="json"),
             "answer_gate": _without_defaults(self.answer, _OPTIONAL_GATE, include={
@@ -509,14 +516,16 @@ class Settings(BaseSettings):
 _OPTIONAL_RETRIEVAL = frozenset({"decompose", "hyde", "max_subquestions", "bm25_delta_min_chunks",
                                   "bm25_delta_max_share", "bm25_compact_after"})
 _OPTIONAL_GATE = frozenset({"non_latin_gate", "min_lexical_coverage"})
+_OPTIONAL_GRAPH = frozenset({"link_vectors"})
 """Settings that joined after results were first stamped: fingerprinted only when set away from their
 defaults, so results made with the defaults keep their hash (for English data they change nothing; the BM25
-delta settings change nothing below 50,000 chunks, and every eval corpus is smaller)."""
+delta settings change nothing below 50,000 chunks, and every eval corpus is smaller; stored link vectors are
+the query's own embeddings made ahead of time)."""
 
 
-def _without_defaults(model: BaseModel, optional: frozenset[str], include: set[str] | None = None
-                      ) -> dict[str, object]:
-    dumped = model.model_dump(mode="json", include=include)
+def _without_defaults(model: BaseModel, optional: frozenset[str], include: set[str] | None = None,
+                      exclude: set[str] | None = None) -> dict[str, object]:
+    dumped = model.model_dump(mode="json", include=include, exclude=exclude)
     defaults = type(model)().model_dump(mode="json")
     return {k: v for k, v in dumped.items() if k not in optional or v != defaults[k]}
 

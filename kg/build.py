@@ -142,7 +142,7 @@ def build_graph(
             serving = assembler.finish({**manifest, "counts": counts}, path=path, signature=(0, 0, 0))
             del assembler
             vectors = None
-            if embedder is not None:
+            if embedder is not None and settings.link_vectors:
                 vectors = link_vectors(serving, embedder, serving_arrays.folder_of(path), stage)
             serving_arrays.save(serving, arrays, source_sha256=written.sha256,
                                 document_edge_weight=settings.document_edge_weight, link_vectors=vectors)

@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 from kgrag.core.models import Embedder
 from kgrag.core.runtime import Runtime
+from kgrag.kg.build import build_graph
 from kgrag.kg.holder import load_graph
+from kgrag.kg.store import GraphStore
 from kgrag.retrieval.base import Query, QueryVector
 from kgrag.retrieval.graph import SentenceVectors, build_graph_retriever
 from kgrag.retrieval.pipeline import build_pipeline
@@ -128,6 +130,11 @@ def test_a_build_stores_each_link_sentences_vector_and_queries_then_embed_none(
     monkeypatch.setattr(embedder, "encode", lambda batch, **kw: made.extend(batch) or real_encode(batch, **kw))
     build(runtime, nlp, rebuild=True)
     assert made == [], "a rebuild reads the previous build's vectors"
+    # KGRAG_GRAPH__LINK_VECTORS=false: a build embeds nothing and stores no vectors.
+    off = runtime.settings.graph.model_copy(update={"link_vectors": False})
+    build_graph(GraphStore(runtime.db), off, runtime.settings.graph_path, nlp, rebuild=True, embedder=embedder)
+    assert made == [] and load_graph(runtime.settings.graph_path, document_edge_weight=off.document_edge_weight
+                                     ).link_vectors_model == ""
 
 
 HOP_QUESTIONS = ("Where did the founder of Harlow Biotech grow up?",
