@@ -41,6 +41,7 @@ from kgrag.core.types import DocumentStatus
 from kgrag.ingest.chunking import join_chunks
 from kgrag.kg import browse
 from kgrag.kg.holder import graph_holder
+from kgrag.kg.liveness import Liveness, current_liveness
 from kgrag.kg.serving import LoadedGraph
 from kgrag.retrieval.answer import Answer, TextModel
 from kgrag.retrieval.answer.grounded import gate, grounded_answer
@@ -231,31 +232,10 @@ def loaded_graph(res: Resources) -> LoadedGraph:
     return graph
 
 
-class _LiveCache:
-    """The latest corpus version's Liveness for one loaded graph (a new build is a new graph, a new cache)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._version = -1
-        self._live: browse.Liveness | None = None
-
-    def get(self, version: int, make: Callable[[], browse.Liveness]) -> browse.Liveness:
-        with self._lock:
-            if self._live is None or self._version != version:
-                self._live, self._version = make(), version
-            return self._live
-
-
-def live(graph: LoadedGraph, res: Resources) -> browse.Liveness | None:
-    """What of ``graph`` is still stored, for the views to hide the rest: None while the corpus is as the
-    graph was built (nothing to hide), else computed once per corpus version (one query for the graph's
-    chunk ids). The version is read first, so a delete that lands meanwhile is hidden, never missed."""
+def live(graph: LoadedGraph, res: Resources) -> Liveness | None:
+    """What of ``graph`` is still stored, for the views to hide the rest (kg.liveness.current_liveness)."""
     store = res.runtime.store
-    version = store.corpus_version()
-    if version == graph.corpus_version:
-        return None
-    cache = graph.derived("browse-live", lambda _: _LiveCache())
-    return cache.get(version, lambda: browse.liveness(graph, store.live_chunk_ids(graph.chunk_ids.tolist())))
+    return current_liveness(graph, store.corpus_version(), store.live_chunk_ids)
 
 
 def entity_out(e: browse.EntityView) -> EntityOut:

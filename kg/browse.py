@@ -10,7 +10,7 @@ depend on how the graph is held.
 
 A graph file is rebuilt by a graph build, not by a delete, so the loaded graph can still name a
 document deleted since. A delete is often a privacy request, so every view takes a ``Liveness`` (which
-of the graph's chunks still exist, see ``liveness``) and shows nothing that only deleted chunks support:
+of the graph's chunks still exist, see kg.liveness) and shows nothing that only deleted chunks support:
 entities mentioned only there and the deleted document's node are gone, shared entities lose the links
 and evidence that came from it. kg.export.live_only does the same for the exports.
 """
@@ -18,7 +18,6 @@ and evidence that came from it. kg.export.live_only does the same for the export
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +26,7 @@ from kgrag.core.text import SENTENCE_END_INLINE, split_sentences
 from kgrag.kg.canonical import canonical_name, entity_key
 from kgrag.kg.extract import TITLE_LABEL
 from kgrag.kg.graphfile import DOCUMENT_PREFIX, TITLED
+from kgrag.kg.liveness import Liveness
 from kgrag.kg.serving import LoadedGraph
 
 MAX_VIEW = 300
@@ -78,31 +78,6 @@ class _Derived:
     II"): one thing to a reader, so views show the document and fold the entity's links into it."""
     twins: dict[int, int]
     """Document node → its twin entity (the reverse of ``twin_of``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Liveness:
-    """What of a loaded graph is still backed by stored chunks."""
-
-    live_columns: np.ndarray
-    """Per chunk column: the chunk still exists."""
-    hidden: np.ndarray
-    """Per node: a document node none of whose own chunks is left, or an entity only deleted chunks mention."""
-
-    def shows(self, node: int) -> bool:
-        return not self.hidden[node]
-
-
-def liveness(graph: LoadedGraph, live_chunk_ids: Collection[int]) -> Liveness:
-    """The graph's chunks that are in ``live_chunk_ids`` and the nodes nothing live supports any more."""
-    live = np.isin(graph.chunk_ids, np.fromiter(live_chunk_ids, dtype=np.int64, count=len(live_chunk_ids)))
-    weight = live.astype(np.float64)
-    mentioned = np.diff(graph.entity_chunks.indptr) > 0
-    mentioned_live = np.asarray(graph.entity_chunks @ weight).ravel() > 0
-    homed = np.diff(graph.home.indptr) > 0
-    home_live = np.asarray(graph.home @ weight).ravel() > 0
-    hidden = np.where(homed, ~home_live, mentioned & ~mentioned_live)
-    return Liveness(live_columns=live, hidden=hidden)
 
 
 def _touched(graph: LoadedGraph, node: int) -> np.ndarray:
@@ -371,6 +346,6 @@ def graph_stats(graph: LoadedGraph) -> dict[str, int]:
     return {"entities": len(graph.keys), "edges": int(graph.adjacency.nnz // 2), "chunks": len(graph.chunk_ids)}
 
 
-__all__ = ["EdgeView", "EntityView", "GraphView", "Liveness", "evidence_sentences", "graph_stats", "liveness",
+__all__ = ["EdgeView", "EntityView", "GraphView", "evidence_sentences", "graph_stats",
            "most_useful", "neighbourhood", "overview", "resolve", "search", "shared_chunks", "usefulness",
            "within_hops"]

@@ -16,6 +16,7 @@ from itertools import pairwise
 import numpy as np
 from kgrag.core.settings import Traversal
 from kgrag.kg.linking import TITLE, LinkedEntity
+from kgrag.kg.liveness import Liveness
 from kgrag.kg.serving import LoadedGraph
 from kgrag.kg.traversal import khop_scores, ppr_push, shortest_paths, spread_to_columns
 
@@ -68,25 +69,35 @@ def seeds_of(linked: list[LinkedEntity]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def score(graph: LoadedGraph, linked: list[LinkedEntity], *, traversal: Traversal, damping: float,
-          hops: int, limit: int, mention_share: float) -> Scored:
+          hops: int, limit: int, mention_share: float, live: Liveness | None = None) -> Scored:
     """The ``limit`` best chunk columns (into ``graph.chunk_ids``) with their scores, best first.
 
-    The traversal parameters and ``mention_share`` come from GraphSettings (the one home of their defaults)."""
+    The traversal parameters and ``mention_share`` come from GraphSettings (the one home of their defaults).
+    ``live`` (kg.liveness): what deleted documents took out since the build, which neither seeds, carries
+    nor receives relevance."""
+    if live is not None:
+        linked = [e for e in linked if live.shows(e.index)]
     seed_ids, seed_values = seeds_of(linked)
     empty = np.zeros(0)
     if not seed_ids.size:
         return Scored(empty.astype(np.int64), empty, empty.astype(np.int64), empty)
     if traversal == "ppr":
-        reached, mass = ppr_push(graph.transition, seed_ids, seed_values, damping=damping, degree=graph.degree)
+        if live is None:
+            reached, mass = ppr_push(graph.transition, seed_ids, seed_values, damping=damping, degree=graph.degree)
+        else:
+            reached, mass = ppr_push(graph.transition, seed_ids, seed_values, damping=damping, degree=live.degree,
+                                     hidden=live.hidden, keep=live.keep)
     else:
         seeds = np.zeros(graph.node_count)  # k-hop is the simple alternative, dense by design
         seeds[seed_ids] = seed_values
-        dense = khop_scores(graph.adjacency, seeds, hops=hops)
+        dense = khop_scores(graph.adjacency, seeds, hops=hops, blocked=None if live is None else live.hidden)
         reached = np.flatnonzero(dense)
         mass = dense[reached]
     keep = mass > 0
     support, mass = reached[keep], mass[keep]
     columns, chunk_scores = _chunk_scores(graph, support, mass, mention_share)  # in the order reached: same sums
+    if live is not None:
+        chunk_scores[~live.live_columns[columns]] = 0.0
     order = np.argsort(support, kind="stable")
     nonzero = np.flatnonzero(chunk_scores > 0)
     if nonzero.size > limit:

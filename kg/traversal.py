@@ -47,7 +47,8 @@ PUSH_EPSILON = 1e-5
 
 def ppr_push(transition: sp.csr_matrix, seed_ids: np.ndarray, seed_values: np.ndarray, *, damping: float,
              degree: np.ndarray | None = None, epsilon: float = PUSH_EPSILON,
-             max_rounds: int = PPR_MAX_ITER) -> tuple[np.ndarray, np.ndarray]:
+             max_rounds: int = PPR_MAX_ITER, hidden: np.ndarray | None = None,
+             keep: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Personalized PageRank by forward push (Andersen, Chung & Lang 2006), a frontier at a time.
 
     An entity pushes its residual on only while it holds more than ``epsilon`` per edge, and only
@@ -60,6 +61,11 @@ def ppr_push(transition: sp.csr_matrix, seed_ids: np.ndarray, seed_values: np.nd
     entities reached, in the order they were reached, and each one's score. Nothing here is the size of
     the graph: at a million chunks (two million nodes) each dense vector cost a query 3-4 ms to allocate
     and zero, and the traversal made five of them.
+
+    ``hidden`` (per node, kg.liveness) takes nodes out as if they had never been built: no mass enters
+    them, and each row spreads over the neighbours left, divided by ``keep`` (its transition share to
+    them), as the row of a graph built without them would; a row with none left is dangling. Pass the
+    degree of the nodes left, too. The seeds must not be hidden.
     """
     indptr, indices, data = transition.indptr, transition.indices, transition.data
     if degree is None:
@@ -79,6 +85,11 @@ def ppr_push(transition: sp.csr_matrix, seed_ids: np.ndarray, seed_values: np.nd
         p[active] += (1.0 - damping) * mass
         rows = touched[active]
         owners, edge = _edge_slots(indptr, rows)
+        weights = data[edge]
+        if hidden is not None and keep is not None and edge.size:
+            shown = ~hidden[indices[edge]]
+            owners, edge = owners[shown], edge[shown]
+            weights = data[edge] / keep[rows][owners]
         if edge.size:
             targets = indices[edge]
             local, absent = _local_ids(touched, order, targets)
@@ -89,8 +100,9 @@ def ppr_push(transition: sp.csr_matrix, seed_ids: np.ndarray, seed_values: np.nd
                 p = np.concatenate((p, np.zeros(fresh.size)))
                 r = np.concatenate((r, np.zeros(fresh.size)))
                 order = np.argsort(touched, kind="stable")
-            np.add.at(r, local, data[edge] * (damping * mass)[owners])
-        dangling = float(mass[indptr[rows + 1] == indptr[rows]].sum())
+            np.add.at(r, local, weights * (damping * mass)[owners])
+        ends = indptr[rows + 1] == indptr[rows] if keep is None else keep[rows] <= 0.0
+        dangling = float(mass[ends].sum())
         if dangling:
             r[seeds_local] += damping * dangling * seed_values
     return touched, p
@@ -134,8 +146,10 @@ def global_pagerank(n: int, rows: np.ndarray, cols: np.ndarray, weights: np.ndar
     return personalized_pagerank(pt, uniform, damping=damping, tol=1e-10, max_iter=200)
 
 
-def khop_scores(adjacency: sp.csr_matrix, seeds: np.ndarray, *, hops: int) -> np.ndarray:
-    """Each entity within ``hops`` of a seed gets its strongest seed's weight, halved per hop."""
+def khop_scores(adjacency: sp.csr_matrix, seeds: np.ndarray, *, hops: int,
+                blocked: np.ndarray | None = None) -> np.ndarray:
+    """Each entity within ``hops`` of a seed gets its strongest seed's weight, halved per hop; a ``blocked``
+    node (kg.liveness) is never reached."""
     scores = seeds.copy()
     reached = seeds > 0
     level = seeds.copy()
@@ -144,6 +158,8 @@ def khop_scores(adjacency: sp.csr_matrix, seeds: np.ndarray, *, hops: int) -> np
         nxt = np.zeros_like(level)
         np.maximum.at(nxt, nbrs, level[owners] * 0.5)
         nxt[reached] = 0.0
+        if blocked is not None:
+            nxt[blocked] = 0.0
         if not nxt.any():
             break
         scores += nxt

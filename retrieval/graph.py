@@ -24,6 +24,7 @@ from kgrag.core.store import filters_sql
 from kgrag.core.types import Hit
 from kgrag.kg.holder import GraphHolder, graph_holder
 from kgrag.kg.linking import TITLE, LinkedEntity, Linker
+from kgrag.kg.liveness import Liveness, current_liveness
 from kgrag.kg.search import Similarity, explain, score, weigh_hops
 from kgrag.kg.serving import LoadedGraph
 from kgrag.kg.store import GraphStore
@@ -69,12 +70,16 @@ class GraphRetriever:
             # The file's location is the server's business (`kgrag doctor` shows it); the fix is the same anywhere.
             return RetrievalResult(SIGNAL, (), StageStatus(
                 "skipped", "no graph has been built yet: run `kgrag graph build` (or POST /v1/graph/build)"), timings)
-        status = self._freshness(graph)
+        current = self._corpus_version()
+        status = self._freshness(graph, current)
+        live = current_liveness(graph, current, self._live_chunk_ids)  # None unless a delete took something
         t1 = time.perf_counter()
         linker = self._linker()  # spaCy loads on the first graph query: a one-off cost, not linking
         timings["load"] += time.perf_counter() - t1
         t1 = time.perf_counter()
         linked = linker.link(query.text, graph)
+        if live is not None:  # a deleted document's title or an entity only it named is no anchor
+            linked = [e for e in linked if live.shows(e.index)]
         t2 = time.perf_counter()
         timings["link"] = t2 - t1
         explanation: dict[str, Any] = {
@@ -91,7 +96,7 @@ class GraphRetriever:
         # A fresh graph cites only live chunks (every change bumps the corpus version), so the SQL
         # check is needed only for filters or a stale graph; the pipeline re-fetches chunks anyway.
         check = bool(status.reason) or not query.filters.empty
-        hits, documents = self._hits(graph, linked, query, timings, check=check)
+        hits, documents = self._hits(graph, linked, query, timings, check=check, live=live)
         timings["total"] = time.perf_counter() - t0
         lead, shared = lead_tiers(linked, self.settings)
         lead = strong_tiers(tiers_in_hits(lead, documents), hits, self.settings.lead_min_share)
@@ -101,22 +106,26 @@ class GraphRetriever:
         return RetrievalResult(SIGNAL, hits, status, timings, explanation, weight=weight, lead=lead,
                                lead_shared=shared)
 
-    def _freshness(self, graph: LoadedGraph) -> StageStatus:
-        current = self._corpus_version()
+    def _live_chunk_ids(self, chunk_ids: list[int]) -> set[int]:
+        return self.graph_store.allowed_chunks(chunk_ids, "", ())
+
+    def _freshness(self, graph: LoadedGraph, current: int) -> StageStatus:
         if graph.corpus_version == current:
             return StageStatus.ran()
         return StageStatus("ran", f"graph is stale (built at corpus version {graph.corpus_version}, the corpus is "
                                   f"now at {current}): run `kgrag graph build`")
 
     def _hits(self, graph: LoadedGraph, linked: list[LinkedEntity], query: Query,
-              timings: dict[str, float], *, check: bool) -> tuple[tuple[Hit, ...], list[int]]:
+              timings: dict[str, float], *, check: bool,
+              live: Liveness | None) -> tuple[tuple[Hit, ...], list[int]]:
         """The ranked hits, and each hit's document node in the same order (a chunk of no document node: a key
         of its own)."""
         t0 = time.perf_counter()
         limit = max(query.k, 1) * OVERFETCH
         while True:
             scored = score(graph, linked, traversal=self.settings.traversal, damping=self.settings.ppr_damping,
-                           hops=self.settings.hops, limit=limit, mention_share=self.settings.mention_share)
+                           hops=self.settings.hops, limit=limit, mention_share=self.settings.mention_share,
+                           live=live)
             t1 = time.perf_counter()
             chunk_ids = graph.chunk_ids[scored.chunk_columns].tolist()
             allowed = self._allowed(chunk_ids, query) if check else None

@@ -26,6 +26,7 @@ from kgrag.core.priority import BUILD_NICE, lower_this_thread
 from kgrag.core.runtime import Runtime
 from kgrag.kg.graphfile import installed_artifact
 from kgrag.kg.holder import GraphHolder, graph_holder
+from kgrag.kg.liveness import current_liveness
 from kgrag.retrieval.bm25 import BM25Retriever, compaction_due, delta_status, index_behind, try_publish_index
 
 if TYPE_CHECKING:
@@ -218,7 +219,9 @@ class ArtifactSync:
         if published is not None and installed_artifact(self.graph.path) != published.sha256:
             self._install_graph(published)
         with contextlib.suppress(KgragError, FileNotFoundError):
-            self.graph.current()  # a file a builder in this process wrote: load it here, not in a query
+            graph = self.graph.current()  # a file a builder in this process wrote: load it here, not in a query
+            if graph is not None:  # and what a delete took out of it (kg.liveness), before a query needs it
+                current_liveness(graph, self.rt.store.corpus_version(), self.rt.store.live_chunk_ids)
 
     def _install_graph(self, artifact: Artifact) -> None:
         assert self.graph is not None

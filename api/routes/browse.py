@@ -3,7 +3,7 @@
 The graph code is in kg/browse.py and the views' wire form in api/service.py (MCP's
 ``graph_neighbourhood`` is the same view); these routes add the HTTP parameters. They never return
 more than kg.browse.MAX_VIEW entities, so the browser stays responsive on any corpus, and they hide
-what only deleted documents supported (kg.browse.Liveness) from the moment the delete commits,
+what only deleted documents supported (kg.liveness.Liveness) from the moment the delete commits,
 though the loaded graph keeps it until the next build.
 """
 

@@ -1,0 +1,94 @@
+"""What of a served graph deleted documents take out, from the moment the delete commits.
+
+A graph is rebuilt by a graph build, not by a delete, so the loaded graph can still hold a document
+deleted since: its node, the entities only it mentioned and their links. A delete is often a privacy
+request, and a deleted document must not keep steering rankings either, so one ``Liveness`` per corpus
+version says what is gone, and every reader applies it:
+
+- the views (kg.browse) and exports (kg.export.live_only) show nothing that only deleted chunks support;
+- the traversal (kg.traversal.ppr_push) never seeds, enters or scores a gone node, and renormalises each
+  row over the neighbours left, as a build without them would (kg.search.score);
+- chunk scoring never ranks a gone chunk.
+
+What stays until the next build: the weights of links between two nodes that both survive, where some
+of the relations behind them came from deleted chunks (the arrays do not keep each edge's chunks), and
+the entities' mention counts. Both shrink a link or a count; neither adds what was deleted.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from kgrag.kg.serving import LoadedGraph
+
+
+@dataclass(frozen=True, slots=True)
+class Liveness:
+    """What of a loaded graph is still backed by stored chunks."""
+
+    live_columns: np.ndarray
+    """Per chunk column: the chunk still exists."""
+    hidden: np.ndarray
+    """Per node: a document node none of whose own chunks is left, or an entity only deleted chunks mention."""
+    keep: np.ndarray
+    """Per node: the share of its transition row that reaches nodes still shown (1 where none is hidden)."""
+    degree: np.ndarray
+    """Per node: its edges to nodes still shown, at least 1 (the push threshold's degree)."""
+
+    def shows(self, node: int) -> bool:
+        return not self.hidden[node]
+
+
+def liveness(graph: LoadedGraph, live_chunk_ids: Collection[int]) -> Liveness:
+    """The graph's chunks that are in ``live_chunk_ids`` and the nodes nothing live supports any more."""
+    live = np.isin(graph.chunk_ids, np.fromiter(live_chunk_ids, dtype=np.int64, count=len(live_chunk_ids)))
+    weight = live.astype(np.float64)
+    mentioned = np.diff(graph.entity_chunks.indptr) > 0
+    mentioned_live = np.asarray(graph.entity_chunks @ weight).ravel() > 0
+    homed = np.diff(graph.home.indptr) > 0
+    home_live = np.asarray(graph.home @ weight).ravel() > 0
+    hidden = np.where(homed, ~home_live, mentioned & ~mentioned_live)
+    gone = hidden.astype(np.float64)
+    transition = graph.transition
+    keep = np.where(np.diff(transition.indptr) > 0, 1.0 - np.asarray(transition @ gone).ravel(), 0.0)
+    structure = sp.csr_matrix((np.ones(transition.indices.size), transition.indices, transition.indptr),
+                              shape=transition.shape)
+    live_edges = np.diff(transition.indptr) - np.rint(np.asarray(structure @ gone).ravel()).astype(np.int64)
+    live_edges[hidden] = 0  # a hidden node keeps no row at all
+    keep = np.where(live_edges > 0, keep, 0.0)  # 0: no row left (a dangling node)
+    return Liveness(live_columns=live, hidden=hidden, keep=keep, degree=np.maximum(live_edges, 1))
+
+
+class _LatestLiveness:
+    """The latest corpus version's Liveness for one loaded graph (a new build is a new graph, a new cache)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._version = -1
+        self._live: Liveness | None = None
+
+    def get(self, version: int, make: Callable[[], Liveness | None]) -> Liveness | None:
+        with self._lock:
+            if self._version != version:
+                self._live, self._version = make(), version
+            return self._live
+
+
+def current_liveness(graph: LoadedGraph, version: int,
+                     live_chunk_ids: Callable[[list[int]], Collection[int]]) -> Liveness | None:
+    """What of ``graph`` is still stored at corpus ``version``: None while nothing of it is gone (the corpus
+    is as the graph was built, or only grew), else computed once per version (one query for the graph's
+    chunk ids), for the views and the traversal alike. Read the version before calling, so a delete that
+    lands meanwhile is applied, never missed."""
+    if version == graph.corpus_version:
+        return None
+
+    def make() -> Liveness | None:
+        live = liveness(graph, live_chunk_ids(graph.chunk_ids.tolist()))
+        return None if live.live_columns.all() else live
+
+    return graph.derived("liveness", lambda _: _LatestLiveness()).get(version, make)
