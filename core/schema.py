@@ -171,8 +171,16 @@ def _v5_identity_artifacts_jobs(dim: int) -> str:
     """
 
 
+def _v6_deletions(dim: int) -> str:
+    """A count of deletes (a document deleted or replaced) beside the corpus version: a graph built at the
+    same count holds no deleted chunk, which a replica then knows without listing the graph's chunk ids
+    (kg.liveness; a million of them at a million chunks, after every upload)."""
+    del dim
+    return "ALTER TABLE corpus_state ADD COLUMN deletions bigint NOT NULL DEFAULT 0;"
+
+
 MIGRATIONS: list[Migration] = [_v1_documents_and_chunks, _v2_graph, _v3_relation_target_index,
-                               _v4_document_status_and_hash_lookup, _v5_identity_artifacts_jobs]
+                               _v4_document_status_and_hash_lookup, _v5_identity_artifacts_jobs, _v6_deletions]
 """Append new migrations; never edit one that has shipped."""
 
 

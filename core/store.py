@@ -30,9 +30,19 @@ class WriteResult:
     chunk_count: int
 
 
-def _bump_corpus_version(conn: Any) -> int:
+@dataclass(frozen=True, slots=True)
+class CorpusState:
+    """Where the corpus is: ``version`` moves with every change, ``deletions`` with every delete or replace,
+    so an index built at the same count is known to hold no deleted chunk without listing any."""
+
+    version: int
+    deletions: int
+
+
+def _bump_corpus_version(conn: Any, *, deleted: bool = False) -> int:
     """Every corpus change: the notification reaches listening replicas when the change commits."""
-    row = conn.execute("UPDATE corpus_state SET version = version + 1 WHERE id = 1 RETURNING version").fetchone()
+    row = conn.execute("UPDATE corpus_state SET version = version + 1, deletions = deletions + %s WHERE id = 1"
+                       " RETURNING version", (int(deleted),)).fetchone()
     conn.execute("SELECT pg_notify('kgrag_corpus', %s)", (str(row[0]),))
     return int(row[0])
 
@@ -105,7 +115,7 @@ class Store:
                         (doc_id, chunk.position, chunk.page, chunk.text, chunk.token_count,
                          _vector_binary(vec), _EMPTY_JSON)
                     )
-            _bump_corpus_version(conn)
+            _bump_corpus_version(conn, deleted=replaced)
         return WriteResult("replaced" if replaced else "added", doc_id, len(chunks))
 
     def mark_pending(self, docs: Sequence[LoadedDocument]) -> None:
@@ -167,7 +177,7 @@ class Store:
             if entity_ids:
                 conn.execute("DELETE FROM kg_entities e WHERE e.id = ANY(%s)"
                              " AND NOT EXISTS (SELECT 1 FROM kg_mentions m WHERE m.entity_id = e.id)", (entity_ids,))
-            _bump_corpus_version(conn)
+            _bump_corpus_version(conn, deleted=True)
         return record
 
     # -- reads ----------------------------------------------------------------------------------
@@ -198,6 +208,11 @@ class Store:
     def corpus_version(self) -> int:
         with self.db.connection() as conn:
             return int(conn.execute("SELECT version FROM corpus_state WHERE id = 1").fetchone()[0])
+
+    def corpus_state(self) -> CorpusState:
+        with self.db.connection() as conn:
+            row = conn.execute("SELECT version, deletions FROM corpus_state WHERE id = 1").fetchone()
+        return CorpusState(int(row[0]), int(row[1]))
 
     def document(self, document_id: int) -> DocumentRecord:
         with self.db.connection() as conn:

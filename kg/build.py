@@ -130,8 +130,8 @@ def build_graph(
         assembler = Assembler(settings.document_edge_weight)  # the serving arrays, from the same records
         with store.snapshot() as snapshot:  # its rows stream into the file, never held whole
             corpus_version = snapshot.corpus_version
-            manifest = {"format": FORMAT, "corpus_version": corpus_version, "params": params,
-                        "database_id": artifacts.database_id()}
+            manifest = {"format": FORMAT, "corpus_version": corpus_version, "deletions": snapshot.deletions,
+                        "params": params, "database_id": artifacts.database_id()}
             written = write_graph(snapshot, manifest, layer, path.parent, sink=assembler)
         del layer
         counts = written.counts

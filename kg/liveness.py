@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from kgrag.core.store import CorpusState
 from kgrag.kg.serving import LoadedGraph
 
 
@@ -78,14 +79,15 @@ class _LatestLiveness:
             return self._live
 
 
-def current_liveness(graph: LoadedGraph, version: int,
+def current_liveness(graph: LoadedGraph, state: CorpusState,
                      live_chunk_ids: Callable[[list[int]], Collection[int]]) -> Liveness | None:
-    """What of ``graph`` is still stored at corpus ``version``: None while nothing of it is gone (the corpus
-    is as the graph was built, or only grew), else computed once per version (one query for the graph's
-    chunk ids), for the views and the traversal alike. Read the version before calling, so a delete that
-    lands meanwhile is applied, never missed."""
-    if version == graph.corpus_version:
+    """What of ``graph`` is still stored at corpus ``state``: None while nothing of it is gone (no delete
+    since the build: the corpus is as it was built, or only grew), else computed once per version (one query
+    for the graph's chunk ids), for the views and the traversal alike. Read the state before calling, so a
+    delete that lands meanwhile is applied, never missed."""
+    if state.version == graph.corpus_version or state.deletions == graph.manifest.get("deletions"):
         return None
+    version = state.version
 
     def make() -> Liveness | None:
         live = liveness(graph, live_chunk_ids(graph.chunk_ids.tolist()))

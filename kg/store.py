@@ -27,6 +27,8 @@ class GraphSnapshot:
     ``mentions`` and ``relations`` may be streams (GraphStore.snapshot): iterate each once."""
 
     corpus_version: int
+    deletions: int
+    """core.store.CorpusState.deletions at the snapshot (kg.liveness)."""
     mentions: Iterable[Mention]
     relations: Iterable[Relation]
     chunk_documents: list[tuple[int, int]]
@@ -157,13 +159,14 @@ class GraphStore:
             conn.isolation_level = _repeatable_read()
             try:
                 with conn.transaction():
-                    version = int(conn.execute("SELECT version FROM corpus_state WHERE id = 1").fetchone()[0])
+                    version, deletions = conn.execute(
+                        "SELECT version, deletions FROM corpus_state WHERE id = 1").fetchone()
                     chunk_documents = [(int(r[0]), int(r[1])) for r in conn.execute(
                         "SELECT c.id, c.document_id FROM chunks c JOIN kg_processed_chunks p ON p.chunk_id = c.id"
                         " ORDER BY c.id"
                     ).fetchall()]
-                    yield GraphSnapshot(version, _mentions(conn, batch_size), _relations(conn, batch_size),
-                                        chunk_documents)
+                    yield GraphSnapshot(int(version), int(deletions), _mentions(conn, batch_size),
+                                        _relations(conn, batch_size), chunk_documents)
             finally:
                 conn.isolation_level = None
 

@@ -20,7 +20,7 @@ from kgrag.core.artifacts import ArtifactRefusedError
 from kgrag.core.models import Embedder
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import GraphSettings
-from kgrag.core.store import filters_sql
+from kgrag.core.store import CorpusState, filters_sql
 from kgrag.core.types import Hit
 from kgrag.kg.holder import GraphHolder, graph_holder
 from kgrag.kg.linking import TITLE, LinkedEntity, Linker
@@ -43,7 +43,7 @@ class GraphRetriever:
     name = SIGNAL
 
     def __init__(self, holder: GraphHolder, linker: Callable[[], Linker], graph_store: GraphStore,
-                 corpus_version: Callable[[], int], settings: GraphSettings,
+                 corpus_state: Callable[[], CorpusState], settings: GraphSettings,
                  embedder: Callable[[], Embedder] | None = None) -> None:
         """``embedder`` (the dense retriever's model) weighs each hop by its link sentence (kg.search.weigh_hops);
         without one, candidates keep the traversal's order."""
@@ -51,7 +51,7 @@ class GraphRetriever:
         self._embedder = embedder
         self._linker = linker
         self.graph_store = graph_store
-        self._corpus_version = corpus_version
+        self._corpus_state = corpus_state
         self.settings = settings
 
     def retrieve(self, query: Query) -> RetrievalResult:
@@ -70,9 +70,9 @@ class GraphRetriever:
             # The file's location is the server's business (`kgrag doctor` shows it); the fix is the same anywhere.
             return RetrievalResult(SIGNAL, (), StageStatus(
                 "skipped", "no graph has been built yet: run `kgrag graph build` (or POST /v1/graph/build)"), timings)
-        current = self._corpus_version()
-        status = self._freshness(graph, current)
-        live = current_liveness(graph, current, self._live_chunk_ids)  # None unless a delete took something
+        state = self._corpus_state()
+        status = self._freshness(graph, state.version)
+        live = current_liveness(graph, state, self._live_chunk_ids)  # None unless a delete took something
         t1 = time.perf_counter()
         linker = self._linker()  # spaCy loads on the first graph query: a one-off cost, not linking
         timings["load"] += time.perf_counter() - t1
@@ -330,4 +330,4 @@ def build_graph_retriever(rt: Runtime) -> GraphRetriever:
     is not an error here: retrieve() reports it."""
     settings = rt.settings
     return GraphRetriever(graph_holder(rt), _LazyLinker(settings.graph, rt.spacy),
-                          GraphStore(rt.db), rt.store.corpus_version, settings.graph, embedder=rt.checked_embedder)
+                          GraphStore(rt.db), rt.store.corpus_state, settings.graph, embedder=rt.checked_embedder)

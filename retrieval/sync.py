@@ -221,7 +221,7 @@ class ArtifactSync:
         with contextlib.suppress(KgragError, FileNotFoundError):
             graph = self.graph.current()  # a file a builder in this process wrote: load it here, not in a query
             if graph is not None:  # and what a delete took out of it (kg.liveness), before a query needs it
-                current_liveness(graph, self.rt.store.corpus_version(), self.rt.store.live_chunk_ids)
+                current_liveness(graph, self.rt.store.corpus_state(), self.rt.store.live_chunk_ids)
 
     def _install_graph(self, artifact: Artifact) -> None:
         assert self.graph is not None

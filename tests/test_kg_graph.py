@@ -255,7 +255,7 @@ def _writer_rows() -> tuple[list[Mention], list[Relation], DocumentLayer]:
 def test_the_streamed_graph_file_is_networkx_node_link_encoding_of_its_graph(tmp_path: Path) -> None:
     mentions, relations, layer = _writer_rows()
     chunk_documents = [(1, 7), (2, 7)] + [(c, 3) for c in range(3, 8)]
-    snapshot = GraphSnapshot(5, iter(mentions), iter(relations), chunk_documents)
+    snapshot = GraphSnapshot(5, 0, iter(mentions), iter(relations), chunk_documents)
     written = write_graph(snapshot, {"format": "kgrag-graph/2"}, layer, tmp_path)
     data = written.path.read_bytes()
     assert hashlib.sha256(data).hexdigest() == written.sha256
@@ -283,10 +283,10 @@ def test_the_streamed_graph_file_is_networkx_node_link_encoding_of_its_graph(tmp
 
 def test_the_writer_refuses_rows_out_of_order_and_leaves_no_file(tmp_path: Path) -> None:
     mentions, relations, layer = _writer_rows()
-    shuffled = GraphSnapshot(1, iter(mentions[::-1]), iter(relations), [(1, 7)])
+    shuffled = GraphSnapshot(1, 0, iter(mentions[::-1]), iter(relations), [(1, 7)])
     with pytest.raises(ValueError, match="key order"):
         write_graph(shuffled, {}, layer, tmp_path)
-    unpaired = GraphSnapshot(1, iter(mentions), iter(relations[::-1]), [(1, 7)])
+    unpaired = GraphSnapshot(1, 0, iter(mentions), iter(relations[::-1]), [(1, 7)])
     with pytest.raises(ValueError, match="pair order"):
         write_graph(unpaired, {}, layer, tmp_path)
     assert list(tmp_path.iterdir()) == []
