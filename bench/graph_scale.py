@@ -10,7 +10,7 @@ the retriever adds one corpus-version query (~0.3 ms) on top. ``--no-stored-vect
 hops as a graph built without vectors serves them (each query embeds up to ``hop_sentences``).
 
     HF_HUB_OFFLINE=1 python bench/graph_scale.py --graph .kgrag/eval/2wikimultihopqa/graph/graph.json.gz --copies 14 \
-        --out bench/GRAPH_SCALE.json            # add --no-stored-vectors --out bench/GRAPH_SCALE-no-vectors.json
+        --out bench/GRAPH_SCALE.json   # --no-stored-vectors: GRAPH_SCALE-no-vectors.json; --deleted 100: -deleted
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from kgrag.kg.assemble import from_node_link
 from kgrag.kg.build import link_vectors
 from kgrag.kg.graphfile import DOCUMENT, DOCUMENT_PREFIX, document_id, document_node, read_data
 from kgrag.kg.linking import Linker
+from kgrag.kg.liveness import liveness
 from kgrag.kg.search import explain, score, weigh_hops
 from kgrag.retrieval.graph import SENTENCE_MEMO, SentenceVectors
 
@@ -74,6 +75,8 @@ def main() -> None:
     ap.add_argument("--copies", type=int, default=14)
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--out", type=Path, help="also write the JSON here, with the command and commit")
+    ap.add_argument("--deleted", type=int, default=0,
+                    help="delete this many documents (seeded choice) after the build: time kg.liveness, serve with it")
     ap.add_argument("--no-stored-vectors", action="store_true",
                     help="serve the graph without build-time link vectors (queries embed their hop sentences)")
     args = ap.parse_args()
@@ -100,6 +103,14 @@ def main() -> None:
                     fuzzy_threshold=settings.fuzzy_threshold)
     questions = [json.loads(line)["question"] for line in QUERIES.read_text().splitlines()[: args.queries]]
     memo = SentenceVectors(SENTENCE_MEMO, stored=graph.link_vectors)
+    live, liveness_s = None, 0.0
+    if args.deleted:  # what a replica works out once per delete, then every query applies
+        rng = np.random.default_rng(0)
+        documents = rng.choice(np.flatnonzero(np.diff(graph.home.indptr) > 0), size=args.deleted, replace=False)
+        live_ids = np.delete(graph.chunk_ids, np.unique(graph.home[documents].indices))
+        t0 = time.perf_counter()
+        live = liveness(graph, live_ids)
+        liveness_s = time.perf_counter() - t0
 
     def similarity_to(question_vector: np.ndarray) -> Any:
         def similarity(sentences: Any) -> np.ndarray:
@@ -115,9 +126,12 @@ def main() -> None:
         question_vector = embedder.encode_query(q)
         t0 = time.perf_counter()
         linked = linker.link(q, graph)
+        if live is not None:
+            linked = [e for e in linked if live.shows(e.index)]
         t1 = time.perf_counter()
         scored = score(graph, linked, traversal=settings.traversal, damping=settings.ppr_damping,
-                       hops=settings.hops, limit=settings.candidates * 4, mention_share=settings.mention_share)
+                       hops=settings.hops, limit=settings.candidates * 4, mention_share=settings.mention_share,
+                       live=live)
         t2 = time.perf_counter()
         top = scored.chunk_columns[: settings.candidates].tolist()
         weighed = weigh_hops(graph, linked, top, scored.chunk_scores[: settings.candidates].tolist(),
@@ -135,7 +149,8 @@ def main() -> None:
         "copies": args.copies, "entities": graph.stats["entities"], "edges": graph.stats["edges"],
         "documents": graph.stats["documents"], "chunks": graph.stats["chunks"], "load_seconds": round(load_s, 1),
         "stored_vectors": not args.no_stored_vectors, "link_sentences": sentences,
-        "link_vectors_seconds": round(vectors_s, 1),
+        "link_vectors_seconds": round(vectors_s, 1), "deleted_documents": args.deleted,
+        "hidden_nodes": int(live.hidden.sum()) if live is not None else 0, "liveness_ms": round(liveness_s * 1000, 1),
         "queries": len(questions),
         "ms": {k: {"p50": round(statistics.median(v), 2), "p95": round(sorted(v)[int(0.95 * (len(v) - 1))], 2)}
                for k, v in stages.items()},

@@ -16,7 +16,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +66,26 @@ class Page:
         return result.get("result", {}).get("value")
 
     def goto(self, url: str) -> None:
-        self.send("Page.navigate", url=url)
+        """Navigate, and wait until the new document has replaced the old one. Page.navigate answers when the
+        navigation starts: a wait polled next could read the previous test's page (its "cited" answer, its
+        drawn graph) and pass on that under load. A change of the fragment alone stays in the same document
+        (no loader) and returns at once."""
+        self._mark_leaving()
+        if "loaderId" in self.send("Page.navigate", url=url):
+            self._wait_arrived()
+
+    def reload(self) -> None:
+        """Load the current URL afresh (after a fragment change, to start the app on that page)."""
+        self._mark_leaving()
+        self.send("Page.reload")
+        self._wait_arrived()
+
+    def _mark_leaving(self) -> None:
+        with suppress(BrowserError):  # no document yet (a new tab): nothing old to wait out
+            self.evaluate("window.kgragTestLeaving = true")
+
+    def _wait_arrived(self) -> None:
+        self.wait_for("!window.kgragTestLeaving && document.readyState !== 'loading'")
 
     def wait_for(self, expression: str, timeout: float = 30, interval: float = 0.05) -> Any:
         """Polls until the expression is truthy; an element counts as true (CDP returns nodes as ``{}``).

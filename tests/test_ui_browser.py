@@ -92,7 +92,8 @@ def _open(page: Page, url: str, hash_: str) -> None:
     page.goto(f"{url}/")
     page.wait_for("document.getElementById('api-key') !== null")
     page.evaluate(f"localStorage.setItem('kgrag.apiKey', {json.dumps(KEY)})")
-    page.goto(f"{url}/{hash_}")
+    page.goto(f"{url}/{hash_}")  # a fragment alone: the same document, so load it afresh, key and all
+    page.reload()
     page.wait_for(f"document.body.dataset.page === {json.dumps(hash_.strip('#').split('?')[0])}")
 
 
