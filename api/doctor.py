@@ -157,7 +157,10 @@ def check_graph_file(rt: Runtime) -> Check:
         return Check("graph file", False, f"{path} was built against another database; it is not served",
                      "run `kgrag graph build` against this database", required=False)
     if built != now:
-        return Check("graph file", False, f"{path} was built at corpus version {built}, the corpus is at {now}",
+        deletes = rt.store.corpus_state().deletions - manifest.get("deletions", 0)
+        hidden = (f"; {deletes:,} delete(s) since, whose nodes are hidden from its rankings until then"
+                  if "deletions" in manifest and deletes > 0 else "")
+        return Check("graph file", False, f"{path} was built at corpus version {built}, the corpus is at {now}{hidden}",
                      "run `kgrag graph build` to add the new documents", required=False)
     return Check("graph file", True, f"{path} (corpus version {now})", required=False)
 

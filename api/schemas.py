@@ -333,6 +333,9 @@ class ArtifactOut(BaseModel):
     delta_version: int | None = Field(default=None, description="BM25: the corpus version of the delta served "
                                                                 "beside the base (null: none).")
     delta_chunks: int | None = Field(default=None, description="BM25: chunks written since the base, in the delta.")
+    hidden_nodes: int | None = Field(default=None, description="Graph: nodes that only documents deleted since the "
+                                                               "build supported, hidden from its rankings and views "
+                                                               "until the next build (kg.liveness).")
     retired_chunks: int | None = Field(default=None, description="BM25: base chunks the delta retires (deleted or "
                                                                  "replaced): never returned; their words leave at "
                                                                  "the next compaction.")

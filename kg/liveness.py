@@ -39,6 +39,8 @@ class Liveness:
     """Per node: the share of its transition row that reaches nodes still shown (1 where none is hidden)."""
     degree: np.ndarray
     """Per node: its edges to nodes still shown, at least 1 (the push threshold's degree)."""
+    hidden_count: int = 0
+    """How many nodes are hidden (for the freshness status; counted once, not per query)."""
 
     def shows(self, node: int) -> bool:
         return not self.hidden[node]
@@ -61,7 +63,8 @@ def liveness(graph: LoadedGraph, live_chunk_ids: Collection[int]) -> Liveness:
     live_edges = np.diff(transition.indptr) - np.rint(np.asarray(structure @ gone).ravel()).astype(np.int64)
     live_edges[hidden] = 0  # a hidden node keeps no row at all
     keep = np.where(live_edges > 0, keep, 0.0)  # 0: no row left (a dangling node)
-    return Liveness(live_columns=live, hidden=hidden, keep=keep, degree=np.maximum(live_edges, 1))
+    return Liveness(live_columns=live, hidden=hidden, keep=keep, degree=np.maximum(live_edges, 1),
+                    hidden_count=int(hidden.sum()))
 
 
 class _LatestLiveness:

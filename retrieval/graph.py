@@ -71,8 +71,8 @@ class GraphRetriever:
             return RetrievalResult(SIGNAL, (), StageStatus(
                 "skipped", "no graph has been built yet: run `kgrag graph build` (or POST /v1/graph/build)"), timings)
         state = self._corpus_state()
-        status = self._freshness(graph, state.version)
         live = current_liveness(graph, state, self._live_chunk_ids)  # None unless a delete took something
+        status = self._freshness(graph, state.version, live)
         t1 = time.perf_counter()
         linker = self._linker()  # spaCy loads on the first graph query: a one-off cost, not linking
         timings["load"] += time.perf_counter() - t1
@@ -109,11 +109,13 @@ class GraphRetriever:
     def _live_chunk_ids(self, chunk_ids: list[int]) -> set[int]:
         return self.graph_store.allowed_chunks(chunk_ids, "", ())
 
-    def _freshness(self, graph: LoadedGraph, current: int) -> StageStatus:
+    def _freshness(self, graph: LoadedGraph, current: int, live: Liveness | None) -> StageStatus:
         if graph.corpus_version == current:
             return StageStatus.ran()
+        hidden = (f"; {live.hidden_count:,} nodes of documents deleted since are hidden from it"
+                  if live is not None else "")
         return StageStatus("ran", f"graph is stale (built at corpus version {graph.corpus_version}, the corpus is "
-                                  f"now at {current}): run `kgrag graph build`")
+                                  f"now at {current}{hidden}): run `kgrag graph build`")
 
     def _hits(self, graph: LoadedGraph, linked: list[LinkedEntity], query: Query,
               timings: dict[str, float], *, check: bool,

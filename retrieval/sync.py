@@ -103,7 +103,9 @@ class ArtifactSync:
             with contextlib.suppress(KgragError, OSError, ValueError):
                 loaded = self.graph.current()
                 if loaded is not None:
-                    graph = {"corpus_version": loaded.corpus_version, "sha256": installed_artifact(self.graph.path)}
+                    live = current_liveness(loaded, self.rt.store.corpus_state(), self.rt.store.live_chunk_ids)
+                    graph = {"corpus_version": loaded.corpus_version, "sha256": installed_artifact(self.graph.path),
+                             "hidden_nodes": live.hidden_count if live is not None else 0}
         out[GRAPH] = graph
         if self.last_error:
             out["last_error"] = self.last_error

@@ -7,16 +7,18 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from kgrag.api.doctor import check_graph_file
 from kgrag.core.runtime import Runtime
 from kgrag.ingest.loaders import load_text
 from kgrag.ingest.pipeline import Ingestor
-from kgrag.kg.holder import load_graph
+from kgrag.kg.holder import graph_holder, load_graph
 from kgrag.kg.linking import TITLE
 from kgrag.kg.liveness import current_liveness
 from kgrag.kg.serving import LoadedGraph
 from kgrag.kg.traversal import ppr_push, row_normalised
 from kgrag.retrieval.base import Query
 from kgrag.retrieval.graph import build_graph_retriever
+from kgrag.retrieval.sync import ArtifactSync
 
 from tests.kg_fixtures import build, ingest_folder, nlp_fixture  # noqa: F401  (the `nlp` fixture)
 
@@ -90,7 +92,11 @@ def test_a_deleted_page_is_no_anchor_and_no_hop_for_the_graph_retriever(runtime:
 
     runtime.store.delete_document(document)
     after = retriever.retrieve(question)
-    assert "stale" in after.status.reason  # the old graph still serves, and says so
+    assert "stale" in after.status.reason  # the old graph still serves, and says so, and what it hides
+    assert "nodes of documents deleted since are hidden" in after.status.reason
+    status = ArtifactSync(runtime, None, graph_holder(runtime), background_builds=False, listen=False).status()
+    assert status["graph"]["hidden_nodes"] >= 2  # her page's node and Lisbon's: GET /v1/artifacts
+    assert "1 delete(s) since" in check_graph_file(runtime).detail  # kgrag doctor
     assert not own & {h.chunk_id for h in after.hits}
     # Her page's title anchors nothing any more: no title link, so the graph's list is not fused by title.
     assert all(e["how"] != TITLE for e in after.explanation["linked_entities"])
