@@ -89,7 +89,7 @@ def main() -> None:
     load_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     vectors = None if args.no_stored_vectors else link_vectors(parsed, embedder, Path("/nonexistent"),
-                                                                     lambda stage: print(stage, file=sys.stderr))
+                                                                     lambda stage: print(stage, file=sys.stderr))[0]
     vectors_s = time.perf_counter() - t0
     folder = Path(tempfile.mkdtemp(prefix="graph_scale-")) / "arrays"
     arrays.save(parsed, folder, source_sha256="bench", document_edge_weight=settings.document_edge_weight,

@@ -53,6 +53,8 @@ class BuildReport:
     pruned_entities: int
     corpus_version: int
     file_bytes: int
+    link_sentences_embedded: int
+    """Link sentences new since the last build, embedded into the arrays (the rest were reused)."""
     seconds: float
     path: Path
 
@@ -143,9 +145,9 @@ def build_graph(
             stage("writing the serving arrays")
             serving = assembler.finish({**manifest, "counts": counts}, path=path, signature=(0, 0, 0))
             del assembler
-            vectors = None
+            vectors, embedded = None, 0
             if embedder is not None and settings.link_vectors:
-                vectors = link_vectors(serving, embedder, serving_arrays.folder_of(path), stage)
+                vectors, embedded = link_vectors(serving, embedder, serving_arrays.folder_of(path), stage)
             serving_arrays.save(serving, arrays, source_sha256=written.sha256,
                                 document_edge_weight=settings.document_edge_weight, link_vectors=vectors)
             del serving
@@ -163,14 +165,15 @@ def build_graph(
     return BuildReport(
         rebuilt=rebuilt, chunks_processed=processed, entities=counts["entities"], relations=counts["relations"],
         edges=counts["edges"], chunks_covered=counts["chunks"], pruned_entities=pruned, corpus_version=corpus_version,
-        file_bytes=file_bytes, seconds=time.perf_counter() - t0, path=path,
+        file_bytes=file_bytes, link_sentences_embedded=embedded, seconds=time.perf_counter() - t0, path=path,
     )
 
 
 def link_vectors(graph: LoadedGraph, embedder: Embedder, previous: Path,
-                 stage: Callable[[str], None]) -> serving_arrays.LinkVectors:
-    """Every link sentence's vector: from the previous build's arrays at ``previous`` where the same model
-    made it, else embedded now (about one sentence for every two chunks on a titled corpus)."""
+                 stage: Callable[[str], None]) -> tuple[serving_arrays.LinkVectors, int]:
+    """Every link sentence's vector, and how many were embedded now: from the previous build's arrays at
+    ``previous`` where the same model made them, else embedded now (about one sentence for every two
+    chunks on a titled corpus)."""
     texts = serving_arrays.link_texts(graph)
     stored = serving_arrays.stored_link_vectors(previous, embedder.stamp)
     vectors = np.zeros((len(texts), embedder.dim), dtype=np.float16)
@@ -181,12 +184,14 @@ def link_vectors(graph: LoadedGraph, embedder: Embedder, previous: Path,
             missing.append(i)
         else:
             vectors[i] = known
-    if missing:
-        stage(f"embedding {len(missing):,} new link sentences")
-        for start in range(0, len(missing), LINK_VECTOR_BATCH):
-            rows = missing[start:start + LINK_VECTOR_BATCH]
-            vectors[rows] = embedder.encode([texts[i] for i in rows], step=LINK_VECTOR_STEP)
-    return serving_arrays.LinkVectors(embedder.stamp, vectors)
+    told = -1
+    for start in range(0, len(missing), LINK_VECTOR_BATCH):
+        if (tenth := 10 * start // len(missing)) > told:  # a tenth at a time: minutes on a large corpus
+            stage(f"embedding link sentences: {start:,} of {len(missing):,} new ({len(texts):,} in all)")
+            told = tenth
+        rows = missing[start:start + LINK_VECTOR_BATCH]
+        vectors[rows] = embedder.encode([texts[i] for i in rows], step=LINK_VECTOR_STEP)
+    return serving_arrays.LinkVectors(embedder.stamp, vectors), len(missing)
 
 
 def _batches(pending: list[tuple[int, int]], max_chunks: int) -> Iterator[list[int]]:

@@ -98,11 +98,12 @@ def test_a_build_stores_each_link_sentences_vector_and_queries_then_embed_none(
     query weighs its hops from them without a forward pass, and a rebuild embeds only what is new."""
     ingest_folder(runtime)
     embedder = runtime.embedder
-    build(runtime, nlp)
+    first = build(runtime, nlp)
     graph = load_graph(runtime.settings.graph_path, document_edge_weight=runtime.settings.graph.document_edge_weight)
     assert graph.link_vectors_model == embedder.stamp
     texts = sorted({graph.link_sentences[pair] for pair in graph.link_sentences} - {""})
     assert len(texts) >= 3, "the fixture corpus has documents that name each other"
+    assert first.link_sentences_embedded == len(set(graph.link_sentences.values()))
     stored = np.stack([np.asarray(graph.link_vectors[t], dtype=np.float32) for t in texts])
     assert (np.sum(stored * embedder.encode(texts), axis=1) > 0.999).all()
 
@@ -128,8 +129,8 @@ def test_a_build_stores_each_link_sentences_vector_and_queries_then_embed_none(
     made: list[str] = []
     real_encode = embedder.encode
     monkeypatch.setattr(embedder, "encode", lambda batch, **kw: made.extend(batch) or real_encode(batch, **kw))
-    build(runtime, nlp, rebuild=True)
-    assert made == [], "a rebuild reads the previous build's vectors"
+    again = build(runtime, nlp, rebuild=True)
+    assert made == [] and again.link_sentences_embedded == 0, "a rebuild reads the previous build's vectors"
     # KGRAG_GRAPH__LINK_VECTORS=false: a build embeds nothing and stores no vectors.
     off = runtime.settings.graph.model_copy(update={"link_vectors": False})
     build_graph(GraphStore(runtime.db), off, runtime.settings.graph_path, nlp, rebuild=True, embedder=embedder)

@@ -97,7 +97,8 @@ def build(
         ("chunks processed now", report.chunks_processed), ("chunks covered", report.chunks_covered),
         ("entities", report.entities), ("relations", report.relations), ("edges", report.edges),
         ("entities pruned", report.pruned_entities), ("corpus version", report.corpus_version),
-        ("file bytes", report.file_bytes), ("seconds", f"{report.seconds:.1f}"),
+        ("file bytes", report.file_bytes), ("link sentences embedded", report.link_sentences_embedded),
+        ("seconds", f"{report.seconds:.1f}"),
     ):
         table.add_row(name, str(value))
     console.print(table)
