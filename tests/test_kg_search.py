@@ -11,7 +11,7 @@ from kgrag.core.settings import GraphSettings
 from kgrag.kg.assemble import from_node_link
 from kgrag.kg.graphfile import DOCUMENT, DOCUMENT_LABEL, MENTIONS_DOCUMENT, TITLED, document_node
 from kgrag.kg.linking import LinkedEntity
-from kgrag.kg.search import Scored, explain, score, weigh_hops
+from kgrag.kg.search import Scored, Similarity, explain, score, weigh_hops
 from kgrag.kg.serving import LoadedGraph
 
 SETTINGS = GraphSettings()
@@ -158,19 +158,29 @@ def _family() -> LoadedGraph:
                           document_edge_weight=SETTINGS.document_edge_weight)
 
 
+MOTHER_QUESTION = "When did Lothair II's mother die?"
+
+
+def _similarity_to(embedder: Any, question: str, asked: list[list[str]] | None = None) -> Similarity:
+    """kg.search.Similarity with the real model (cosine to ``question``), noting in ``asked`` what it embeds."""
+
+    def similarity(sentences: Any) -> np.ndarray:
+        if asked is not None:
+            asked.append(list(sentences))
+        vectors = embedder.encode([question, *sentences])
+        vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors[1:] @ vectors[0]
+
+    return similarity
+
+
 def test_the_sentence_behind_a_hop_picks_the_neighbour_the_question_asks_about(embedder: Any) -> None:
     """PageRank puts the wife first (her link is the stronger); the link sentences say the mother is asked for."""
     family = _family()
     linked = _linked(family, LOTHAIR)
     scored = _score(family, linked)
     assert _ranked(family, scored) == [10, 50, 60]
-    question = "When did Lothair II's mother die?"
-
-    def similarity(sentences: Any) -> np.ndarray:
-        vectors = embedder.encode([question, *sentences])
-        vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-        return vectors[1:] @ vectors[0]
-
+    similarity = _similarity_to(embedder, MOTHER_QUESTION)
     columns, scores = scored.chunk_columns.tolist(), scored.chunk_scores.tolist()
     weighed = weigh_hops(family, linked, columns, scores, similarity, weight=SETTINGS.hop_evidence_weight,
                          limit=SETTINGS.hop_sentences)
@@ -190,13 +200,7 @@ def test_a_question_embeds_at_most_the_limit_of_link_sentences_the_best_candidat
     linked = _linked(family, LOTHAIR)
     scored = _score(family, linked)
     asked: list[list[str]] = []
-
-    def similarity(sentences: Any) -> np.ndarray:
-        asked.append(list(sentences))
-        vectors = embedder.encode(["When did Lothair II's mother die?", *sentences])
-        vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-        return vectors[1:] @ vectors[0]
-
+    similarity = _similarity_to(embedder, MOTHER_QUESTION, asked)
     columns, scores = scored.chunk_columns.tolist(), scored.chunk_scores.tolist()
     weighed = weigh_hops(family, linked, columns, scores, similarity, weight=SETTINGS.hop_evidence_weight, limit=1)
     assert len(asked) == 1 and len(asked[0]) == 1
@@ -213,12 +217,7 @@ def test_a_sentence_the_build_embedded_is_weighed_beyond_the_limit_for_a_dot_pro
     linked = _linked(family, LOTHAIR)
     scored = _score(family, linked)
     asked: list[list[str]] = []
-
-    def similarity(sentences: Any) -> np.ndarray:
-        asked.append(list(sentences))
-        vectors = embedder.encode(["When did Lothair II's mother die?", *sentences])
-        return vectors[1:] @ vectors[0]
-
+    similarity = _similarity_to(embedder, MOTHER_QUESTION, asked)
     columns, scores = scored.chunk_columns.tolist(), scored.chunk_scores.tolist()
     stored = {"The mother of Lothair II was Ermengarde of Tours."}
     weighed = weigh_hops(family, linked, columns, scores, similarity, weight=SETTINGS.hop_evidence_weight,
