@@ -206,8 +206,7 @@ class Store:
         return {int(r[0]) for r in rows}
 
     def corpus_version(self) -> int:
-        with self.db.connection() as conn:
-            return int(conn.execute("SELECT version FROM corpus_state WHERE id = 1").fetchone()[0])
+        return self.corpus_state().version
 
     def corpus_state(self) -> CorpusState:
         with self.db.connection() as conn:

@@ -189,9 +189,7 @@ def load(folder: Path, *, path: Path, signature: Signature, source_sha256: str,
     document_nodes = ints(f.DOCUMENT_NODES)
     sentences, sentence_rows = SortedStrings.load(folder, f.LINK_TEXT), ints(f.LINK_ROWS)
     vectors_model = meta.get("link_vectors", "")
-    link_vectors: Mapping[str, np.ndarray] = {}
-    if vectors_model:
-        link_vectors = Lookup(sentences, npy(f.vector(f.LINK_VECTORS)).__getitem__)
+    link_vectors = _link_vectors(folder, sentences) if vectors_model else {}
     return LoadedGraph(
         path=path, signature=signature, manifest=meta["manifest"], keys=keys,
         names=Strings.load(folder, f.NAMES), labels=Strings.load(folder, f.LABELS),
@@ -220,7 +218,11 @@ def stored_link_vectors(folder: Path, model: str) -> Mapping[str, np.ndarray]:
         meta = json.loads((folder / f.META).read_text())
         if meta.get("format") != FORMAT or meta.get("link_vectors") != model:
             return {}
-        return Lookup(SortedStrings.load(folder, f.LINK_TEXT), np.load(folder / f.vector(f.LINK_VECTORS),
-                                                                        mmap_mode="r").__getitem__)
+        return _link_vectors(folder, SortedStrings.load(folder, f.LINK_TEXT))
     except (OSError, ValueError):
         return {}
+
+
+def _link_vectors(folder: Path, sentences: SortedStrings) -> Mapping[str, np.ndarray]:
+    """Sentence → its stored vector (float16, memory-mapped), by a binary search of the sorted text table."""
+    return Lookup(sentences, np.load(folder / _Files.vector(_Files.LINK_VECTORS), mmap_mode="r").__getitem__)

@@ -57,12 +57,11 @@ def liveness(graph: LoadedGraph, live_chunk_ids: Collection[int]) -> Liveness:
     hidden = np.where(homed, ~home_live, mentioned & ~mentioned_live)
     gone = hidden.astype(np.float64)
     transition = graph.transition
-    keep = np.where(np.diff(transition.indptr) > 0, 1.0 - np.asarray(transition @ gone).ravel(), 0.0)
     structure = sp.csr_matrix((np.ones(transition.indices.size), transition.indices, transition.indptr),
                               shape=transition.shape)
     live_edges = np.diff(transition.indptr) - np.rint(np.asarray(structure @ gone).ravel()).astype(np.int64)
     live_edges[hidden] = 0  # a hidden node keeps no row at all
-    keep = np.where(live_edges > 0, keep, 0.0)  # 0: no row left (a dangling node)
+    keep = np.where(live_edges > 0, 1.0 - np.asarray(transition @ gone).ravel(), 0.0)  # 0: no row left (dangling)
     return Liveness(live_columns=live, hidden=hidden, keep=keep, degree=np.maximum(live_edges, 1),
                     hidden_count=int(hidden.sum()))
 

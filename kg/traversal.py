@@ -85,11 +85,12 @@ def ppr_push(transition: sp.csr_matrix, seed_ids: np.ndarray, seed_values: np.nd
         p[active] += (1.0 - damping) * mass
         rows = touched[active]
         owners, edge = _edge_slots(indptr, rows)
-        weights = data[edge]
-        if hidden is not None and keep is not None and edge.size:
+        if hidden is not None and keep is not None:
             shown = ~hidden[indices[edge]]
             owners, edge = owners[shown], edge[shown]
             weights = data[edge] / keep[rows][owners]
+        else:
+            weights = data[edge]
         if edge.size:
             targets = indices[edge]
             local, absent = _local_ids(touched, order, targets)

@@ -12,7 +12,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -43,7 +43,8 @@ class GraphRetriever:
     name = SIGNAL
 
     def __init__(self, holder: GraphHolder, linker: Callable[[], Linker], graph_store: GraphStore,
-                 corpus_state: Callable[[], CorpusState], settings: GraphSettings,
+                 corpus_state: Callable[[], CorpusState], live_chunk_ids: Callable[[list[int]], Collection[int]],
+                 settings: GraphSettings,
                  embedder: Callable[[], Embedder] | None = None) -> None:
         """``embedder`` (the dense retriever's model) weighs each hop by its link sentence (kg.search.weigh_hops);
         without one, candidates keep the traversal's order."""
@@ -52,6 +53,7 @@ class GraphRetriever:
         self._linker = linker
         self.graph_store = graph_store
         self._corpus_state = corpus_state
+        self._live_chunk_ids = live_chunk_ids
         self.settings = settings
 
     def retrieve(self, query: Query) -> RetrievalResult:
@@ -105,9 +107,6 @@ class GraphRetriever:
             explanation["fusion_weight"]["shared_with_agreement"] = shared
         return RetrievalResult(SIGNAL, hits, status, timings, explanation, weight=weight, lead=lead,
                                lead_shared=shared)
-
-    def _live_chunk_ids(self, chunk_ids: list[int]) -> set[int]:
-        return self.graph_store.allowed_chunks(chunk_ids, "", ())
 
     def _freshness(self, graph: LoadedGraph, current: int, live: Liveness | None) -> StageStatus:
         if graph.corpus_version == current:
@@ -332,4 +331,5 @@ def build_graph_retriever(rt: Runtime) -> GraphRetriever:
     is not an error here: retrieve() reports it."""
     settings = rt.settings
     return GraphRetriever(graph_holder(rt), _LazyLinker(settings.graph, rt.spacy),
-                          GraphStore(rt.db), rt.store.corpus_state, settings.graph, embedder=rt.checked_embedder)
+                          GraphStore(rt.db), rt.store.corpus_state, rt.store.live_chunk_ids, settings.graph,
+                          embedder=rt.checked_embedder)
