@@ -327,12 +327,13 @@ class ArtifactOut(BaseModel):
     sha256: str | None = Field(description="Digest of the published artifact: equal on replicas serving the same one.")
     behind: int = Field(default=0, description="Corpus changes since the version served (0: current). Dense "
                                                "search reads the database, so it is never behind.")
-    base_version: int | None = Field(default=None, description="BM25: the corpus version of the base index.")
+    base_version: int | None = Field(default=None, description="The corpus version of the base (BM25 index or graph) "
+                                                               "a delta is served beside.")
     chunks: int | None = Field(default=None, description="BM25: chunks searched (the base's, less those the delta "
                                                          "retires, plus the delta's).")
-    delta_version: int | None = Field(default=None, description="BM25: the corpus version of the delta served "
-                                                                "beside the base (null: none).")
-    delta_chunks: int | None = Field(default=None, description="BM25: chunks written since the base, in the delta.")
+    delta_version: int | None = Field(default=None, description="The corpus version of the delta served beside the "
+                                                                "base (null: none).")
+    delta_chunks: int | None = Field(default=None, description="Chunks written since the base, in the delta.")
     hidden_nodes: int | None = Field(default=None, description="Graph: nodes that only documents deleted since the "
                                                                "build supported, hidden from its rankings and views "
                                                                "until the next build (kg.liveness).")

@@ -32,6 +32,8 @@ from psycopg.types.json import Jsonb
 BM25, GRAPH = "bm25", "graph"
 BM25_DELTA = "bm25-delta"
 """The chunks written since the current BM25 base (retrieval/bm25_delta.py); its manifest names that base."""
+GRAPH_DELTA = "graph-delta"
+"""The documents added since the current graph base (kg/delta.py); its manifest names that base."""
 CHANNEL = "kgrag_artifacts"
 """NOTIFY channel: the payload is the artifact kind that has a new current version."""
 CORPUS_CHANNEL = "kgrag_corpus"

@@ -179,8 +179,17 @@ def _v6_deletions(dim: int) -> str:
     return "ALTER TABLE corpus_state ADD COLUMN deletions bigint NOT NULL DEFAULT 0;"
 
 
+def _v7_chunk_words(dim: int) -> str:
+    """Each chunk's distinct folded words (kg.documents.tokens), filled by the graph builder, under a GIN
+    index: a graph delta finds the older chunks that write a new document's title by asking which hold
+    all of its words, instead of scanning every chunk (kg.delta)."""
+    del dim
+    return "ALTER TABLE chunks ADD COLUMN words text[];\nCREATE INDEX chunks_words ON chunks USING gin (words);"
+
+
 MIGRATIONS: list[Migration] = [_v1_documents_and_chunks, _v2_graph, _v3_relation_target_index,
-                               _v4_document_status_and_hash_lookup, _v5_identity_artifacts_jobs, _v6_deletions]
+                               _v4_document_status_and_hash_lookup, _v5_identity_artifacts_jobs, _v6_deletions,
+                               _v7_chunk_words]
 """Append new migrations; never edit one that has shipped."""
 
 

@@ -180,6 +180,17 @@ class GraphSettings(BaseModel):
                     "About one sentence per two chunks on a titled corpus, at roughly 100 sentences/s on two CPU "
                     "cores; false skips it (queries then embed up to hop_sentences themselves).",
     )
+    delta_min_chunks: int = Field(
+        default=50_000, ge=0,
+        description="A graph of at least this many chunks takes additions as a delta beside it (seconds: kg.delta), "
+                    "not a whole build (20 minutes at a million chunks); below it every build is whole, which "
+                    "takes seconds to minutes. `kgrag graph build --full` always builds whole.",
+    )
+    delta_max_share: float = Field(
+        default=0.05, gt=0.0, le=1.0,
+        description="A graph delta past this share of its base's chunks is folded into a new base by a whole "
+                    "build (compaction): the bound on how far the base's alias statistics drift (kg.delta).",
+    )
     hop_sentences: int = Field(
         default=6, ge=0,
         description="At most this many link sentences a question embeds itself, the best-ranked candidates' "
@@ -516,7 +527,7 @@ class Settings(BaseSettings):
 _OPTIONAL_RETRIEVAL = frozenset({"decompose", "hyde", "max_subquestions", "bm25_delta_min_chunks",
                                   "bm25_delta_max_share", "bm25_compact_after"})
 _OPTIONAL_GATE = frozenset({"non_latin_gate", "min_lexical_coverage"})
-_OPTIONAL_GRAPH = frozenset({"link_vectors"})
+_OPTIONAL_GRAPH = frozenset({"link_vectors", "delta_min_chunks", "delta_max_share"})
 """Settings that joined after results were first stamped: fingerprinted only when set away from their
 defaults, so results made with the defaults keep their hash (for English data they change nothing; the BM25
 delta settings change nothing below 50,000 chunks, and every eval corpus is smaller; stored link vectors are

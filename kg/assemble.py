@@ -94,17 +94,10 @@ class Assembler:
         """Both directions of the edge. An entity edge's weight is dampened by log so one chatty document
         cannot dominate; a document mention link weighs ``document_edge_weight`` × its alias's specificity."""
         a, b = self.index[edge["source"]], self.index[edge["target"]]
-        rels = edge.get("relations") or [{"label": "co-occurs", "weight": 1}]
-        best = max(rels, key=lambda r: (r["label"] not in ("co-occurs", "mentions"), r["weight"]))["label"]
+        w, best = edge_weight(edge, self.document_edge_weight)
         label_id = self._relation_ids.setdefault(best, len(self._relation_ids) + 1)
-        kind = edge.get("kind")
-        if kind == MENTIONS_DOCUMENT:
-            w = self.document_edge_weight * float(edge["weight"])
-            self._link_sentences[(a, b)] = self._link_sentences[(b, a)] = rels[0].get("sentence", "")
-        elif kind == TITLED:
-            w = 1.0
-        else:
-            w = 1.0 + math.log(float(edge.get("weight", 1)))
+        if edge.get("kind") == MENTIONS_DOCUMENT:
+            self._link_sentences[(a, b)] = self._link_sentences[(b, a)] = link_sentence(edge)
         self._rows.extend((a, b))
         self._cols.extend((b, a))
         self._weights.extend((w, w))
@@ -158,6 +151,24 @@ class Assembler:
             stats={"entities": n - len(self._documents), "documents": len(self._documents), "edges": self._edges,
                    "chunks": len(chunk_set)},
         )
+
+
+def edge_weight(edge: dict[str, Any], document_edge_weight: float) -> tuple[float, str]:
+    """An edge record's traversal weight and the label it shows (its strongest relation)."""
+    rels = edge.get("relations") or [{"label": "co-occurs", "weight": 1}]
+    best = max(rels, key=lambda r: (r["label"] not in ("co-occurs", "mentions"), r["weight"]))["label"]
+    kind = edge.get("kind")
+    if kind == MENTIONS_DOCUMENT:
+        return document_edge_weight * float(edge["weight"]), best
+    if kind == TITLED:
+        return 1.0, best
+    return 1.0 + math.log(float(edge.get("weight", 1))), best
+
+
+def link_sentence(edge: dict[str, Any]) -> str:
+    """The sentence a document mention link shows (its first relation's)."""
+    rels = edge.get("relations") or [{}]
+    return str(rels[0].get("sentence", ""))
 
 
 def _fuzzy_buckets(keys: list[str], aliases: dict[str, Any]) -> dict[str, tuple[str, ...]]:

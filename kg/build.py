@@ -19,14 +19,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from kgrag.core.artifacts import GRAPH, ArtifactStore
+from kgrag.core.artifacts import GRAPH, GRAPH_DELTA, ArtifactStore
 from kgrag.core.models import Embedder
 from kgrag.core.settings import ExecutorSettings, GraphSettings
 from kgrag.kg import arrays as serving_arrays
 from kgrag.kg.assemble import Assembler
+from kgrag.kg.delta import GraphDelta, build_delta, words, write_delta
 from kgrag.kg.documents import document_layer
-from kgrag.kg.graphfile import FORMAT, GRAPH_FILE, move_atomic, write_graph, write_sidecar
-from kgrag.kg.holder import install_arrays
+from kgrag.kg.graphfile import FORMAT, GRAPH_FILE, installed_artifact, move_atomic, write_graph, write_sidecar
+from kgrag.kg.holder import install_arrays, install_delta_folder, load_graph, remove_delta
 from kgrag.kg.nlp import model_id
 from kgrag.kg.parallel import extract_in_order, extract_with_ray, worker_count
 from kgrag.kg.serving import LoadedGraph
@@ -57,6 +58,8 @@ class BuildReport:
     """Link sentences new since the last build, embedded into the arrays (the rest were reused)."""
     seconds: float
     path: Path
+    delta_chunks: int = 0
+    """Chunks published as a delta over the base (kg.delta); 0 for a whole build."""
 
 
 def extraction_params(settings: GraphSettings, nlp: Any) -> dict[str, Any]:
@@ -75,7 +78,7 @@ def build_graph(
     on_total: Callable[[int], None] | None = None, on_progress: Callable[[int], None] | None = None,
     batch_chunks: int | None = None, executor: ExecutorSettings | None = None,
     artifacts: ArtifactStore | None = None, on_stage: Callable[[str], None] | None = None,
-    embedder: Embedder | None = None,
+    embedder: Embedder | None = None, full: bool = False,
 ) -> BuildReport:
     """Run one build; raises BuildLockedError when another is running.
 
@@ -93,6 +96,10 @@ def build_graph(
     ``embedder`` (the dense model) embeds every link sentence new since the last build into the arrays, so
     weighing a query's hops (kg.search.weigh_hops) reads vectors instead of running the model; without
     one, queries embed the few sentences they weigh themselves.
+
+    A graph of at least ``settings.delta_min_chunks`` chunks takes what was added since it as a delta
+    (kg.delta), published beside it, until the delta passes ``settings.delta_max_share`` of it; then, and
+    with ``full`` or ``rebuild``, the build is whole, and it retires the delta.
     """
     stage = on_stage or (lambda _name: None)
     artifacts = artifacts or ArtifactStore(store.db)
@@ -127,6 +134,13 @@ def build_graph(
                 on_progress(len(chunks))
         stage("pruning orphan entities")
         pruned = store.prune_orphans()
+        if not (rebuilt or full):
+            delta = _try_delta(store, settings, path, artifacts, embedder, stage)
+            if delta is not None:
+                return _delta_report(store, delta, path, processed, pruned, time.perf_counter() - t0)
+        if store.processed_chunk_count() >= settings.delta_min_chunks:
+            stage("indexing chunk words for deltas")  # once per chunk: later deltas find their writers by it
+            store.fill_words(words)
         stage("linking documents by title")
         layer = document_layer(store.document_heads(), store.iter_chunk_texts())
         stage("writing the graph file")
@@ -156,9 +170,11 @@ def build_graph(
             files.update({serving_arrays.PREFIX + f.name: f for f in sorted(arrays.iterdir())})
             artifact = artifacts.publish(GRAPH, "", corpus_version, files, {"params": params, "counts": counts})
             if artifact.corpus_version == corpus_version:
+                artifacts.retire(GRAPH_DELTA)  # folded into this base (compaction)
                 install_arrays(arrays, path)
                 move_atomic(written.path, path)
                 write_sidecar(path, artifact.id, artifact.sha256)
+                remove_delta(path)
         finally:
             shutil.rmtree(arrays, ignore_errors=True)
             written.path.unlink(missing_ok=True)
@@ -167,6 +183,44 @@ def build_graph(
         edges=counts["edges"], chunks_covered=counts["chunks"], pruned_entities=pruned, corpus_version=corpus_version,
         file_bytes=file_bytes, link_sentences_embedded=embedded, seconds=time.perf_counter() - t0, path=path,
     )
+
+
+def _try_delta(store: GraphStore, settings: GraphSettings, path: Path, artifacts: ArtifactStore,
+               embedder: Embedder | None, stage: Callable[[str], None]) -> GraphDelta | None:
+    """Publish the delta from the published base this home holds, when the graph takes deltas and the additions
+    are within ``delta_max_share`` of it; None when the build must be whole."""
+    published = artifacts.current(GRAPH)
+    if published is None or installed_artifact(path) != published.sha256:
+        return None
+    base = load_graph(path, document_edge_weight=settings.document_edge_weight)
+    if len(base.chunk_ids) < settings.delta_min_chunks or "delta" in base.manifest:
+        return None
+    stage("finding what the added documents change")
+    delta = build_delta(store, base, published.sha256, embedder=embedder if settings.link_vectors else None)
+    if not 0 < delta.size <= settings.delta_max_share * len(base.chunk_ids):
+        return None  # nothing added (a delete: the whole build drops its words), or too much for a delta
+    stage("publishing the delta")
+    folder = path.parent / f".delta-{uuid.uuid4().hex[:8]}"
+    try:
+        write_delta(delta, folder)
+        files: dict[str, bytes | Path] = {f.name: f for f in sorted(folder.iterdir())}
+        artifact = artifacts.publish(GRAPH_DELTA, "", delta.corpus_version, files, {
+            "base_artifact": published.sha256, "base_version": base.corpus_version, "chunks": delta.size})
+        if artifact.corpus_version == delta.corpus_version:
+            install_delta_folder(folder, path, artifact.sha256)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return delta
+
+
+def _delta_report(store: GraphStore, delta: GraphDelta, path: Path, processed: int, pruned: int,
+                  seconds: float) -> BuildReport:
+    counts = store.counts()
+    return BuildReport(
+        rebuilt=False, chunks_processed=processed, entities=counts["entities"], relations=counts["relations"],
+        edges=len(delta.edges), chunks_covered=counts["processed_chunks"], pruned_entities=pruned,
+        corpus_version=delta.corpus_version, file_bytes=0, link_sentences_embedded=len(delta.link_vectors),
+        seconds=seconds, path=path, delta_chunks=delta.size)
 
 
 def link_vectors(graph: LoadedGraph, embedder: Embedder, previous: Path,

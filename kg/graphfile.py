@@ -100,7 +100,7 @@ def write_graph(snapshot: GraphSnapshot, manifest: dict[str, Any], documents: Do
             for (a, b), rels in _entity_pairs(snapshot.relations, position, entities):
                 titled.flush_before(a, edges)
                 edges.add(a, b, {"kind": ENTITY, "weight": sum(r[3] for r in rels),
-                                 "relations": _group_relations(rels)})
+                                 "relations": group_relations(rels)})
             titled.flush_before(None, edges)
             for _first, _added, u, v, record in sorted(links, key=lambda e: e[:2]):
                 edges.add(u, v, record)
@@ -173,7 +173,7 @@ def _entity_nodes(mentions: Iterable[Mention], position: dict[str, int], spool: 
     for key, group in itertools.groupby(mentions, key=attrgetter("key")):
         if last is not None and key <= last:
             raise ValueError(f"mention of {key!r} after {last!r}: the snapshot must give mentions in key order")
-        _spool_node(spool, sink, key, _entity_attrs(key, list(group)))
+        _spool_node(spool, sink, key, entity_attrs(key, list(group)))
         position[key] = len(position)
         last = key
 
@@ -295,7 +295,7 @@ class _Edges:
         return global_pagerank(nodes, rows, cols, np.frombuffer(self._weights, dtype=np.float64))
 
 
-def _entity_attrs(key: str, mentions: list[Mention]) -> dict[str, Any]:
+def entity_attrs(key: str, mentions: list[Mention]) -> dict[str, Any]:
     """Name (the most written surface of the key itself), label, aliases and evidence chunks of one entity."""
     surfaces = [(m.surface, m.count) for m in mentions]
     labels = [(m.label, m.count) for m in mentions if m.label != TITLE_LABEL]
@@ -310,7 +310,7 @@ def _entity_attrs(key: str, mentions: list[Mention]) -> dict[str, Any]:
     }
 
 
-def _group_relations(rels: list[tuple[str, str, str, int, int]]) -> list[dict[str, Any]]:
+def group_relations(rels: list[tuple[str, str, str, int, int]]) -> list[dict[str, Any]]:
     """One entry per (label, direction) with its total weight and evidence chunks."""
     grouped: dict[tuple[str, str, str], dict[str, Any]] = {}
     for label, source, target, weight, chunk in rels:

@@ -87,7 +87,8 @@ def current_liveness(graph: LoadedGraph, state: CorpusState,
     since the build: the corpus is as it was built, or only grew), else computed once per version (one query
     for the graph's chunk ids), for the views and the traversal alike. Read the state before calling, so a
     delete that lands meanwhile is applied, never missed."""
-    if state.version == graph.corpus_version or state.deletions == graph.manifest.get("deletions"):
+    deletions = graph.manifest.get("deletions")  # a delta's graph keeps its base's: the base holds what was deleted
+    if state.deletions == deletions or (deletions is None and state.version == graph.corpus_version):
         return None
     version = state.version
 

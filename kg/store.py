@@ -7,7 +7,7 @@ killed at any point leaves whole batches behind and the next build carries on fr
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +32,26 @@ class GraphSnapshot:
     mentions: Iterable[Mention]
     relations: Iterable[Relation]
     chunk_documents: list[tuple[int, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class DeltaRows:
+    """What a graph delta (kg.delta) is made of, read in one consistent snapshot: the chunks processed since
+    a base, and every row of each entity and entity pair they touch (a touched node or edge is written
+    whole, as a full build would write it)."""
+
+    corpus_version: int
+    deletions: int
+    chunk_documents: list[tuple[int, int]]
+    """(chunk id, document id) of each processed chunk above the base's last, by id."""
+    mentions: list[Mention]
+    """Every mention of each entity the new chunks mention, by key."""
+    relations: list[Relation]
+    """Every relation between each pair of entities the new chunks relate, by pair."""
+
+
+WORDS_BATCH = 2000
+"""Chunks per words write (GraphStore.fill_words)."""
 
 
 class GraphStore:
@@ -192,6 +212,102 @@ class GraphStore:
             )
             for r in cur:
                 yield int(r[0]), int(r[1]), r[2]
+
+    def delta_rows(self, after_chunk: int) -> DeltaRows:
+        """The rows a delta from a base whose last chunk is ``after_chunk`` needs (chunk ids only grow, so the
+        chunks added since the base are exactly those above it)."""
+        with self.db.connection() as conn:
+            conn.isolation_level = _repeatable_read()
+            try:
+                with conn.transaction():
+                    version, deletions = conn.execute(
+                        "SELECT version, deletions FROM corpus_state WHERE id = 1").fetchone()
+                    chunk_documents = [(int(r[0]), int(r[1])) for r in conn.execute(
+                        "SELECT c.id, c.document_id FROM chunks c JOIN kg_processed_chunks p ON p.chunk_id = c.id"
+                        " WHERE c.id > %s ORDER BY c.id", (after_chunk,)).fetchall()]
+                    mentions = [Mention(key=r[0], chunk_id=int(r[1]), surface=r[2], label=r[3], count=int(r[4]))
+                                for r in conn.execute(
+                        # LATERAL: one index lookup per touched entity, never a pass over every mention
+                        "SELECT e.key, m.chunk_id, m.surface, m.label, m.count"
+                        " FROM (SELECT DISTINCT entity_id FROM kg_mentions WHERE chunk_id > %s) t"
+                        " JOIN LATERAL (SELECT * FROM kg_mentions m WHERE m.entity_id = t.entity_id) m ON true"
+                        " JOIN kg_entities e ON e.id = m.entity_id"
+                        ' ORDER BY e.key COLLATE "C", m.chunk_id', (after_chunk,)).fetchall()]
+                    pairs = ("SELECT DISTINCT least(source_id, target_id) AS a, greatest(source_id, target_id) AS b"
+                             " FROM kg_relations WHERE chunk_id > %s")
+                    relations = [Relation(r[0], r[1], r[2], int(r[3]), int(r[4])) for r in conn.execute(
+                        "SELECT s.key, t.key, r.relation, r.chunk_id, r.weight"
+                        f" FROM ({pairs}) p JOIN LATERAL (SELECT * FROM kg_relations r WHERE (r.source_id = p.a"
+                        " AND r.target_id = p.b) OR (r.source_id = p.b AND r.target_id = p.a)) r ON true"
+                        " JOIN kg_entities s ON s.id = r.source_id JOIN kg_entities t ON t.id = r.target_id"
+                        ' ORDER BY least(s.key COLLATE "C", t.key COLLATE "C"),'
+                        ' greatest(s.key COLLATE "C", t.key COLLATE "C"), r.chunk_id', (after_chunk,)).fetchall()]
+            finally:
+                conn.isolation_level = None
+        return DeltaRows(int(version), int(deletions), chunk_documents, mentions, relations)
+
+    def heads_of(self, document_ids: Sequence[int]) -> list[tuple[int, str, str, str]]:
+        """``document_heads`` of these documents only."""
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                "SELECT d.id, d.title, d.source, (SELECT left(c.text, 600) FROM chunks c WHERE c.document_id = d.id"
+                " ORDER BY c.position LIMIT 1) FROM documents d WHERE d.id = ANY(%s) ORDER BY d.id",
+                (list(document_ids),)).fetchall()
+        return [(int(r[0]), r[1] or "", r[2] or "", r[3] or "") for r in rows]
+
+    def texts_of_documents(self, document_ids: Sequence[int]) -> list[tuple[int, int, str]]:
+        """(chunk id, document id, text) of these documents' processed chunks, by chunk id."""
+        if not document_ids:
+            return []
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                "SELECT c.id, c.document_id, c.text FROM chunks c JOIN kg_processed_chunks p ON p.chunk_id = c.id"
+                " WHERE c.document_id = ANY(%s) ORDER BY c.id", (sorted(document_ids),)).fetchall()
+        return [(int(r[0]), int(r[1]), r[2]) for r in rows]
+
+    def documents_writing(self, phrases: Sequence[str], *, up_to_chunk: int) -> set[int]:
+        """The documents with a processed chunk at or below ``up_to_chunk`` that holds every word of one of the
+        ``phrases`` (folded keys, words split by spaces): a superset of those that write one, found through
+        the words index. Fill the words first (``fill_words``)."""
+        if not phrases:
+            return set()
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT c.document_id FROM unnest(%s::text[]) AS q(phrase)"
+                " JOIN LATERAL (SELECT document_id FROM chunks WHERE words @> string_to_array(q.phrase, ' ')"
+                " AND id <= %s) c ON true", (list(phrases), up_to_chunk)).fetchall()
+        return {int(r[0]) for r in rows}
+
+    def fill_words(self, words: Callable[[str], list[str]], *, on_progress: Callable[[int, int], None] | None = None
+                   ) -> int:
+        """Write each processed chunk's words where they are missing (chunks the builder has not seen since
+        the column was added); returns how many. ``words`` is kg.documents' folding, passed in so the store
+        holds no text rules."""
+        with self.db.connection() as conn:
+            total = int(conn.execute(
+                "SELECT count(*) FROM chunks c JOIN kg_processed_chunks p ON p.chunk_id = c.id"
+                " WHERE c.words IS NULL").fetchone()[0])
+        done = 0
+        while done < total:
+            with self.db.transaction() as conn:
+                rows = conn.execute(
+                    "SELECT c.id, c.text FROM chunks c JOIN kg_processed_chunks p ON p.chunk_id = c.id"
+                    " WHERE c.words IS NULL ORDER BY c.id LIMIT %s", (WORDS_BATCH,)).fetchall()
+                if not rows:
+                    break
+                conn.execute("CREATE TEMP TABLE IF NOT EXISTS kg_words (id bigint, words text[]) ON COMMIT DROP")
+                with conn.cursor() as cur, cur.copy("COPY kg_words (id, words) FROM STDIN") as copy:
+                    for chunk_id, text in rows:
+                        copy.write_row((chunk_id, words(text)))
+                conn.execute("UPDATE chunks c SET words = w.words FROM kg_words w WHERE c.id = w.id")
+            done += len(rows)
+            if on_progress:
+                on_progress(done, total)
+        return done
+
+    def processed_chunk_count(self) -> int:
+        with self.db.connection() as conn:
+            return int(conn.execute("SELECT count(*) FROM kg_processed_chunks").fetchone()[0])
 
     def counts(self) -> dict[str, int]:
         with self.db.connection() as conn:

@@ -20,12 +20,12 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import psycopg
-from kgrag.core.artifacts import BM25, CHANNEL, CORPUS_CHANNEL, GRAPH, Artifact
+from kgrag.core.artifacts import BM25, CHANNEL, CORPUS_CHANNEL, GRAPH, GRAPH_DELTA, Artifact
 from kgrag.core.errors import KgragError
 from kgrag.core.priority import BUILD_NICE, lower_this_thread
 from kgrag.core.runtime import Runtime
 from kgrag.kg.graphfile import installed_artifact
-from kgrag.kg.holder import GraphHolder, graph_holder
+from kgrag.kg.holder import GraphHolder, graph_holder, installed_delta
 from kgrag.kg.liveness import current_liveness
 from kgrag.retrieval.bm25 import BM25Retriever, compaction_due, delta_status, index_behind, try_publish_index
 
@@ -104,8 +104,12 @@ class ArtifactSync:
                 loaded = self.graph.current()
                 if loaded is not None:
                     live = current_liveness(loaded, self.rt.store.corpus_state(), self.rt.store.live_chunk_ids)
+                    delta = loaded.manifest.get("delta")
                     graph = {"corpus_version": loaded.corpus_version, "sha256": installed_artifact(self.graph.path),
-                             "hidden_nodes": live.hidden_count if live is not None else 0}
+                             "hidden_nodes": live.hidden_count if live is not None else 0,
+                             "base_version": delta["base_version"] if delta else loaded.corpus_version,
+                             "delta_version": loaded.corpus_version if delta else None,
+                             "delta_chunks": delta["chunks"] if delta else None}
         out[GRAPH] = graph
         if self.last_error:
             out["last_error"] = self.last_error
@@ -220,6 +224,10 @@ class ArtifactSync:
         published = self.rt.artifacts.current(GRAPH)
         if published is not None and installed_artifact(self.graph.path) != published.sha256:
             self._install_graph(published)
+        delta = self.rt.artifacts.current(GRAPH_DELTA)
+        if (delta is not None and published is not None and delta.manifest.get("base_artifact") == published.sha256
+                and installed_delta(self.graph.path) != delta.sha256):
+            self._install_graph_delta(delta)
         with contextlib.suppress(KgragError, FileNotFoundError):
             graph = self.graph.current()  # a file a builder in this process wrote: load it here, not in a query
             if graph is not None:  # and what a delete took out of it (kg.liveness), before a query needs it
@@ -232,6 +240,18 @@ class ArtifactSync:
             self.rt.artifacts.download(artifact, folder)
             self.graph.install(folder, artifact.id, artifact.sha256)
             log.info("installed graph %s", artifact.label)
+        finally:
+            shutil.rmtree(folder.parent, ignore_errors=True)
+
+
+    def _install_graph_delta(self, artifact: Artifact) -> None:
+        assert self.graph is not None
+        self.graph.current()  # the base it is laid over
+        folder = self.graph.path.parent / ".download-delta" / f"a{artifact.id}-{artifact.sha256[:16]}"
+        try:
+            self.rt.artifacts.download(artifact, folder)
+            if self.graph.install_delta(folder, artifact.sha256) is not None:
+                log.info("installed graph delta %s (%s chunks)", artifact.label, artifact.manifest.get("chunks"))
         finally:
             shutil.rmtree(folder.parent, ignore_errors=True)
 
