@@ -142,6 +142,7 @@ def check_reranker(rt: Runtime) -> Check:
 
 def check_graph_file(rt: Runtime) -> Check:
     from kgrag.kg.graphfile import read_data
+    from kgrag.kg.holder import local_delta
 
     path = rt.settings.graph_path
     if not path.exists():
@@ -153,6 +154,11 @@ def check_graph_file(rt: Runtime) -> Check:
         return Check("graph file", False, f"{path} cannot be read ({exc})", "run `kgrag graph build --rebuild`",
                      required=False)
     built, now = manifest.get("corpus_version"), rt.store.corpus_version()
+    delta = local_delta(path)  # additions published beside the base (kg.delta)
+    laid = ""
+    if delta is not None:
+        laid = f", with a delta at corpus version {delta.corpus_version} ({delta.size:,} new chunks)"
+        built = delta.corpus_version
     if manifest.get("database_id") != rt.artifacts.database_id():
         return Check("graph file", False, f"{path} was built against another database; it is not served",
                      "run `kgrag graph build` against this database", required=False)
@@ -160,9 +166,9 @@ def check_graph_file(rt: Runtime) -> Check:
         deletes = rt.store.corpus_state().deletions - manifest.get("deletions", 0)
         hidden = (f"; {deletes:,} delete(s) since, whose nodes are hidden from its rankings until then"
                   if "deletions" in manifest and deletes > 0 else "")
-        return Check("graph file", False, f"{path} was built at corpus version {built}, the corpus is at {now}{hidden}",
-                     "run `kgrag graph build` to add the new documents", required=False)
-    return Check("graph file", True, f"{path} (corpus version {now})", required=False)
+        return Check("graph file", False, f"{path} was built at corpus version {built}{laid}, the corpus is at "
+                     f"{now}{hidden}", "run `kgrag graph build` to add the new documents", required=False)
+    return Check("graph file", True, f"{path} (corpus version {now}{laid})", required=False)
 
 
 def check_bm25_index(rt: Runtime) -> Check:

@@ -191,6 +191,12 @@ class GraphSettings(BaseModel):
         description="A graph delta past this share of its base's chunks is folded into a new base by a whole "
                     "build (compaction): the bound on how far the base's alias statistics drift (kg.delta).",
     )
+    compact_after: float = Field(
+        default=3600.0, ge=0.0,
+        description="Seconds a deleted document's words may stay in the published graph base while builds add "
+                    "deltas: the first build after that is whole (compaction). Its node and links stop counting "
+                    "in every ranking and view at once (kg.liveness); 0 makes every build after a delete whole.",
+    )
     hop_sentences: int = Field(
         default=6, ge=0,
         description="At most this many link sentences a question embeds itself, the best-ranked candidates' "
@@ -527,7 +533,7 @@ class Settings(BaseSettings):
 _OPTIONAL_RETRIEVAL = frozenset({"decompose", "hyde", "max_subquestions", "bm25_delta_min_chunks",
                                   "bm25_delta_max_share", "bm25_compact_after"})
 _OPTIONAL_GATE = frozenset({"non_latin_gate", "min_lexical_coverage"})
-_OPTIONAL_GRAPH = frozenset({"link_vectors", "delta_min_chunks", "delta_max_share"})
+_OPTIONAL_GRAPH = frozenset({"link_vectors", "delta_min_chunks", "delta_max_share", "compact_after"})
 """Settings that joined after results were first stamped: fingerprinted only when set away from their
 defaults, so results made with the defaults keep their hash (for English data they change nothing; the BM25
 delta settings change nothing below 50,000 chunks, and every eval corpus is smaller; stored link vectors are

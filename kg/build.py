@@ -195,17 +195,27 @@ def _try_delta(store: GraphStore, settings: GraphSettings, path: Path, artifacts
     base = load_graph(path, document_edge_weight=settings.document_edge_weight)
     if len(base.chunk_ids) < settings.delta_min_chunks or "delta" in base.manifest:
         return None
+    previous = artifacts.current(GRAPH_DELTA)
+    since = (previous.manifest.get("deleting_since") if previous is not None
+             and previous.manifest.get("base_artifact") == published.sha256 else None)
+    if since is not None and time.time() - float(since) >= settings.compact_after:
+        return None  # a deleted document's words have stayed in the base long enough: compact
     stage("finding what the added documents change")
     delta = build_delta(store, base, published.sha256, embedder=embedder if settings.link_vectors else None)
     if not 0 < delta.size <= settings.delta_max_share * len(base.chunk_ids):
         return None  # nothing added (a delete: the whole build drops its words), or too much for a delta
+    if delta.deletions != base.manifest.get("deletions"):  # the base holds deleted documents: start the clock
+        since = since if since is not None else time.time()
+        if time.time() - float(since) >= settings.compact_after:
+            return None
     stage("publishing the delta")
     folder = path.parent / f".delta-{uuid.uuid4().hex[:8]}"
     try:
         write_delta(delta, folder)
         files: dict[str, bytes | Path] = {f.name: f for f in sorted(folder.iterdir())}
         artifact = artifacts.publish(GRAPH_DELTA, "", delta.corpus_version, files, {
-            "base_artifact": published.sha256, "base_version": base.corpus_version, "chunks": delta.size})
+            "base_artifact": published.sha256, "base_version": base.corpus_version, "chunks": delta.size,
+            "deleting_since": since})
         if artifact.corpus_version == delta.corpus_version:
             install_delta_folder(folder, path, artifact.sha256)
     finally:

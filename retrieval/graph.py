@@ -88,6 +88,9 @@ class GraphRetriever:
             "linked_entities": [_linked_json(e) for e in linked], "traversal": self.settings.traversal,
             "graph_corpus_version": graph.corpus_version, "stale": bool(status.reason),
         }
+        if delta := graph.manifest.get("delta"):  # served as a base with a delta laid over it (kg.delta)
+            explanation["graph_base_version"] = delta["base_version"]
+            explanation["graph_delta_chunks"] = delta["chunks"]
         if not linked:
             reason = "no entity in the question matched the graph"
             if status.reason:

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from kgrag.api.doctor import check_graph_file
 from kgrag.core.artifacts import GRAPH, GRAPH_DELTA
 from kgrag.core.models import Embedder
 from kgrag.core.runtime import Runtime
@@ -128,6 +129,15 @@ def test_a_delta_serves_what_a_whole_build_of_the_same_corpus_serves(
     new_chunk_ids = set(laid.chunk_ids[-report.delta_chunks:].tolist())
     assert set(laid.chunk_ids[laid.chunk_columns_of_entity(okafor)].tolist()) - new_chunk_ids
 
+    # One freshness status: the query's graph stage and GET /v1/artifacts name the base and the delta served.
+    explanation = build_graph_retriever(rt).retrieve(Query(QUESTIONS[0], k=10)).explanation
+    assert explanation["graph_delta_chunks"] == report.delta_chunks
+    assert explanation["graph_base_version"] == int(base_artifact.corpus_version) < explanation["graph_corpus_version"]
+    assert "with a delta at corpus version" in check_graph_file(rt).detail and check_graph_file(rt).ok  # doctor
+    status = ArtifactSync(rt, None, graph_holder(rt), background_builds=False, listen=False).status()["graph"]
+    assert (status["base_version"], status["delta_version"], status["delta_chunks"]) == (
+        base_artifact.corpus_version, laid.corpus_version, report.delta_chunks)
+
     # A second replica (its own data home, the same database) installs the base and the delta and answers alike.
     with Runtime(make_settings(home=tmp_path / "replica"), embedder=embedder) as replica:
         ArtifactSync(replica, None, graph_holder(replica), background_builds=False, listen=False).sync_once()
@@ -168,3 +178,31 @@ def test_a_delta_serves_what_a_whole_build_of_the_same_corpus_serves(
     np.testing.assert_allclose(np.sort(laid.transition.data), np.sort(whole.transition.data), rtol=1e-12)
     _same_rankings(delta_rankings, _rankings(rt))
     assert any(delta_rankings), "the questions reached the graph: the comparison compared something"
+
+
+def test_a_delete_leaves_the_published_graph_at_the_first_build_after_compact_after(
+        delta_runtime: Runtime, nlp: Any, tmp_path: Path) -> None:
+    rt = delta_runtime
+    first, added, _sharing = _split(tmp_path)
+    documents = ingest_folder(rt, first).document_ids
+    build(rt, nlp)
+    base_artifact = rt.artifacts.current(GRAPH)
+    gone = documents[str(first / "harlow_biotech.md")]
+    own = {c.id for c in rt.store.document_chunks(gone)}
+    question = Query("Which town is Harlow Biotech based in?", k=10)
+    assert own & {h.chunk_id for h in build_graph_retriever(rt).retrieve(question).hits}
+    rt.store.delete_document(gone)
+    ingest_folder(rt, added)
+    assert build(rt, nlp).delta_chunks > 0  # additions with a delete since the base: still a delta, for now
+    delta = rt.artifacts.current(GRAPH_DELTA)
+    assert delta is not None and delta.manifest["deleting_since"] is not None
+    laid = graph_holder(rt).current()
+    assert laid is not None and laid.document_node(gone) is not None  # the base still holds it ...
+    assert not own & {h.chunk_id for h in build_graph_retriever(rt).retrieve(question).hits}  # ... never ranks it
+
+    expired = rt.settings.graph.model_copy(update={"compact_after": 0.0})
+    report = build_graph(GraphStore(rt.db), expired, rt.settings.graph_path, nlp, embedder=rt.embedder)
+    assert report.delta_chunks == 0 and rt.artifacts.current(GRAPH_DELTA) is None
+    assert rt.artifacts.current(GRAPH) != base_artifact
+    whole = graph_holder(rt).current()
+    assert whole is not None and gone not in whole.document_index and "delta" not in whole.manifest

@@ -42,7 +42,7 @@ class RankBy(StrEnum):
 
 
 def run_build(rt: Runtime, *, rebuild: bool, processes: int | None = None,
-              executor: ExecutorSettings | None = None) -> BuildReport:
+              executor: ExecutorSettings | None = None, full: bool = False) -> BuildReport:
     """The build as the CLI runs it (tests call this too): spaCy loaded once, progress on a terminal."""
     from kgrag.kg.build import build_graph
     from kgrag.kg.store import GraphStore
@@ -57,7 +57,7 @@ def run_build(rt: Runtime, *, rebuild: bool, processes: int | None = None,
             GraphStore(rt.db), graph_settings, rt.settings.graph_path, nlp, rebuild=rebuild,
             on_total=lambda n: progress.update(task, total=n), on_progress=lambda n: progress.advance(task, n),
             executor=executor or rt.settings.executor,
-            on_stage=lambda name: progress.update(task, description=name), embedder=rt.embedder,
+            on_stage=lambda name: progress.update(task, description=name), embedder=rt.embedder, full=full,
         )
 
 
@@ -65,6 +65,10 @@ def run_build(rt: Runtime, *, rebuild: bool, processes: int | None = None,
 @handle_errors
 def build(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Re-extract every chunk, not only new ones.")] = False,
+    full: Annotated[bool, typer.Option(
+        "--full", help="Write the whole graph even where additions would go out as a delta (a graph of "
+                       "KGRAG_GRAPH__DELTA_MIN_CHUNKS or more): folds the delta in and drops deleted documents' "
+                       "words from the published graph.")] = False,
     processes: Annotated[int | None, typer.Option(
         "--processes", "-p", min=0, max=32,
         help="spaCy worker processes; 0 (the default, KGRAG_GRAPH__PROCESSES) is one per core, at most 4. "
@@ -78,7 +82,12 @@ def build(
     Runs offline (spaCy, no LLM). Only one build runs at a time per database; a second is refused.
     Interrupting a build is safe: the previous graph file keeps serving and the next build resumes.
 
+    On a graph of KGRAG_GRAPH__DELTA_MIN_CHUNKS chunks or more (50,000 by default), what was added since the
+    last whole build is published as a delta beside it in seconds, until it passes KGRAG_GRAPH__DELTA_MAX_SHARE
+    of the graph; then the build is whole again.
+
     Example:  kgrag graph build            (incremental)
+              kgrag graph build --full     (whole: folds a delta in)
               kgrag graph build --rebuild  (everything again)
               kgrag graph build -p 1       (one process: less memory, slower on a multi-core machine)
               KGRAG_GRAPH__EXTRACTION=syntax kgrag graph build   (adds verb-labelled relations; ~2x slower)
@@ -87,13 +96,14 @@ def build(
     """
     with runtime(workspace=workspace) as rt:
         report = run_build(rt, rebuild=rebuild, processes=processes,
-                           executor=executor_settings(rt.settings, executor, ray_address))
+                           executor=executor_settings(rt.settings, executor, ray_address), full=full)
         Audit(rt.database).record(CLI, rt.settings.workspace, "graph.build", "rebuild" if rebuild else "incremental")
+    mode = "rebuild" if report.rebuilt else "delta" if report.delta_chunks else "incremental"
     table = Table(title="graph build")
     table.add_column("")
     table.add_column("value", justify="right")
     for name, value in (
-        ("mode", "rebuild" if report.rebuilt else "incremental"),
+        ("mode", mode), ("chunks in the delta", report.delta_chunks),
         ("chunks processed now", report.chunks_processed), ("chunks covered", report.chunks_covered),
         ("entities", report.entities), ("relations", report.relations), ("edges", report.edges),
         ("entities pruned", report.pruned_entities), ("corpus version", report.corpus_version),
@@ -102,7 +112,10 @@ def build(
     ):
         table.add_row(name, str(value))
     console.print(table)
-    console.print(f"graph file: {report.path}")
+    if report.delta_chunks:
+        console.print(f"published a delta over the graph file {report.path} (`kgrag graph build --full` folds it in)")
+    else:
+        console.print(f"graph file: {report.path}")
 
 
 @graph_app.command("stats")

@@ -24,7 +24,7 @@ def job_out(job: Job) -> JobOut:
                   finished_at=job.finished_at, result=job.result, error=job.error)
 
 
-def _build(res: Resources, rebuild: bool) -> dict[str, Any]:
+def _build(res: Resources, rebuild: bool, full: bool) -> dict[str, Any]:
     """Runs on the job thread. Imported lazily: spaCy and the graph code load only when a build is asked for."""
     from kgrag.kg.build import build_graph
     from kgrag.kg.store import GraphStore
@@ -32,7 +32,7 @@ def _build(res: Resources, rebuild: bool) -> dict[str, Any]:
     rt = res.runtime
     settings = rt.settings
     report = build_graph(GraphStore(rt.db), settings.graph, settings.graph_path, rt.spacy(),
-                         rebuild=rebuild, artifacts=rt.artifacts, embedder=rt.bulk_embedder)
+                         rebuild=rebuild, artifacts=rt.artifacts, embedder=rt.bulk_embedder, full=full)
     res.sync.sync_once()  # load the new graph on this thread, not in the next query
     log.info("graph build wrote %s", report.path)  # the server's file layout stays in its log, not the job result
     return {name: getattr(report, name) for name in report.__dataclass_fields__ if name != "path"}
@@ -40,9 +40,11 @@ def _build(res: Resources, rebuild: bool) -> dict[str, Any]:
 
 @router.post("/graph/build", status_code=202, response_model=JobOut, responses=errors(403, 409),
              dependencies=[Admin])
-def build_graph(res: ResourcesDep, request: Request, response: Response, rebuild: bool = False) -> JobOut:
-    """Queue a graph build (incremental unless ``rebuild``); poll the returned job at ``Location``."""
-    job = res.jobs.submit("graph-build", lambda: _build(res, rebuild))
+def build_graph(res: ResourcesDep, request: Request, response: Response, rebuild: bool = False,
+                full: bool = False) -> JobOut:
+    """Queue a graph build (incremental unless ``rebuild``; on a large graph, additions go out as a delta unless
+    ``full``: docs/deploy.md); poll the returned job at ``Location``."""
+    job = res.jobs.submit("graph-build", lambda: _build(res, rebuild, full))
     audit(request, res, "graph.build", job.id)
     response.headers["Location"] = f"/v1/jobs/{job.id}"
     return job_out(job)
