@@ -38,6 +38,9 @@ PREFIX = "arrays."
 """Artifact file names of the arrays (an artifact's files are flat; they go in ``folder_of``)."""
 MATRICES = ("adjacency", "transition", "edge_labels", "entity_chunks", "chunk_entities", "home")
 VECTORS = ("chunk_ids", "document_frequency", "chunk_home")
+LINK_VECTOR_STEP = 32
+"""Link sentences per forward pass when a build embeds them: twice the rate of one at a time (Embedder.encode's
+``step``)."""
 FUZZY_BUCKET_CACHE = 2048
 """Fuzzy buckets kept decoded. Questions keep asking for the same few (common first letters, name-like
 lengths); decoding one of the largest at a million chunks costs milliseconds, keeping all of them

@@ -27,7 +27,7 @@ from kgrag.kg.assemble import Assembler
 from kgrag.kg.delta import GraphDelta, build_delta, words, write_delta
 from kgrag.kg.documents import document_layer
 from kgrag.kg.graphfile import FORMAT, GRAPH_FILE, installed_artifact, move_atomic, write_graph, write_sidecar
-from kgrag.kg.holder import install_arrays, install_delta_folder, load_graph, remove_delta
+from kgrag.kg.holder import install_arrays, install_delta_folder, load_graph, local_delta, remove_delta
 from kgrag.kg.nlp import model_id
 from kgrag.kg.parallel import extract_in_order, extract_with_ray, worker_count
 from kgrag.kg.serving import LoadedGraph
@@ -37,8 +37,6 @@ EXTRACTOR_VERSION = 1
 """Bump when extraction logic changes what it finds: stored rows from an older extractor are redone."""
 LINK_VECTOR_BATCH = 4096
 """Link sentences per ``encode`` call: bounds the float32 copy the model returns."""
-LINK_VECTOR_STEP = 32
-"""Link sentences per forward pass: twice the rate of one at a time (Embedder.encode's ``step``)."""
 DOCUMENTS_BATCH_CHUNKS = 256
 """Chunks per write transaction (whole documents, so aliases resolve within one)."""
 
@@ -139,8 +137,8 @@ def build_graph(
             if delta is not None:
                 return _delta_report(store, delta, path, processed, pruned, time.perf_counter() - t0)
         if store.processed_chunk_count() >= settings.delta_min_chunks:
-            stage("indexing chunk words for deltas")  # once per chunk: later deltas find their writers by it
-            store.fill_words(words)
+            # once per chunk (later deltas find a new title's writers by it): minutes the first time on a large corpus
+            store.fill_words(words, on_progress=_tenths(stage, "indexing chunk words for deltas"))
         stage("linking documents by title")
         layer = document_layer(store.document_heads(), store.iter_chunk_texts())
         stage("writing the graph file")
@@ -201,7 +199,8 @@ def _try_delta(store: GraphStore, settings: GraphSettings, path: Path, artifacts
     if since is not None and time.time() - float(since) >= settings.compact_after:
         return None  # a deleted document's words have stayed in the base long enough: compact
     stage("finding what the added documents change")
-    delta = build_delta(store, base, published.sha256, embedder=embedder if settings.link_vectors else None)
+    delta = build_delta(store, base, published.sha256, embedder=embedder if settings.link_vectors else None,
+                        previous=local_delta(path))
     if not 0 < delta.size <= settings.delta_max_share * len(base.chunk_ids):
         return None  # nothing added (a delete: the whole build drops its words), or too much for a delta
     if delta.deletions != base.manifest.get("deletions"):  # the base holds deleted documents: start the clock
@@ -221,6 +220,18 @@ def _try_delta(store: GraphStore, settings: GraphSettings, path: Path, artifacts
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return delta
+
+
+def _tenths(stage: Callable[[str], None], name: str) -> Callable[[int, int], None]:
+    """A progress callback that names the stage again each tenth of the way."""
+    told = [-1]
+
+    def progress(done: int, total: int) -> None:
+        if (tenth := 10 * done // max(total, 1)) > told[0]:
+            stage(f"{name}: {done:,} of {total:,}")
+            told[0] = tenth
+
+    return progress
 
 
 def _delta_report(store: GraphStore, delta: GraphDelta, path: Path, processed: int, pruned: int,
@@ -254,7 +265,7 @@ def link_vectors(graph: LoadedGraph, embedder: Embedder, previous: Path,
             stage(f"embedding link sentences: {start:,} of {len(missing):,} new ({len(texts):,} in all)")
             told = tenth
         rows = missing[start:start + LINK_VECTOR_BATCH]
-        vectors[rows] = embedder.encode([texts[i] for i in rows], step=LINK_VECTOR_STEP)
+        vectors[rows] = embedder.encode([texts[i] for i in rows], step=serving_arrays.LINK_VECTOR_STEP)
     return serving_arrays.LinkVectors(embedder.stamp, vectors), len(missing)
 
 

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 from kgrag.core.models import Embedder
+from kgrag.kg.arrays import LINK_VECTOR_STEP
 from kgrag.kg.canonical import canonical_name, entity_key
 from kgrag.kg.documents import (
     MentionLink,
@@ -105,8 +106,9 @@ def words(text: str) -> list[str]:
 
 
 def build_delta(store: GraphStore, base: LoadedGraph, base_artifact: str, *,
-                embedder: Embedder | None = None) -> GraphDelta:
-    """The delta from ``base`` to the corpus now. The base must be a whole graph (not itself laid over)."""
+                embedder: Embedder | None = None, previous: GraphDelta | None = None) -> GraphDelta:
+    """The delta from ``base`` to the corpus now. The base must be a whole graph (not itself laid over);
+    ``previous``, the delta it replaces, lends the link sentences' vectors it already made."""
     last = int(base.chunk_ids.max()) if len(base.chunk_ids) else 0
     store.fill_words(words)
     rows = store.delta_rows(last)
@@ -135,7 +137,7 @@ def build_delta(store: GraphStore, base: LoadedGraph, base_artifact: str, *,
             nodes.append({"id": document_node(doc), "kind": DOCUMENT,
                           "chunks": [[c, 1] for c in sorted(chunks)], "mentions": len(chunks)})
     edges.extend(relinked.edges)
-    vectors, model = _new_link_vectors(base, edges, embedder)
+    vectors, model = _new_link_vectors(base, edges, embedder, previous)
     return GraphDelta(base_artifact, rows.corpus_version, rows.deletions, rows.chunk_documents, nodes, edges,
                       relinked.changed_df, vectors, model)
 
@@ -323,18 +325,20 @@ def _link_records(base: LoadedGraph, links: list[MentionLink], changed: set[int]
     return records
 
 
-def _new_link_vectors(base: LoadedGraph, edges: list[dict[str, Any]], embedder: Embedder | None
-                      ) -> tuple[dict[str, np.ndarray], str]:
-    """Vectors of the delta's link sentences the base has none for, by the base's model (none without one)."""
+def _new_link_vectors(base: LoadedGraph, edges: list[dict[str, Any]], embedder: Embedder | None,
+                      previous: GraphDelta | None) -> tuple[dict[str, np.ndarray], str]:
+    """Vectors of the delta's link sentences the base has none for, by the base's model (none without one):
+    the previous delta's where it made them, the rest embedded now."""
     if embedder is None or not base.link_vectors_model or base.link_vectors_model != embedder.stamp:
         return {}, ""
     sentences = sorted({e["relations"][0].get("sentence", "") for e in edges
                         if e.get("kind") == MENTIONS_DOCUMENT} - {""})
-    missing = [s for s in sentences if s not in base.link_vectors]
-    if not missing:
-        return {}, embedder.stamp
-    vectors = embedder.encode(missing).astype(np.float16)
-    return dict(zip(missing, vectors, strict=True)), embedder.stamp
+    lent = previous.link_vectors if previous is not None and previous.link_vectors_model == embedder.stamp else {}
+    out = {s: lent[s] for s in sentences if s not in base.link_vectors and s in lent}
+    missing = [s for s in sentences if s not in base.link_vectors and s not in lent]
+    if missing:
+        out.update(zip(missing, embedder.encode(missing, step=LINK_VECTOR_STEP).astype(np.float16), strict=True))
+    return out, embedder.stamp
 
 
 # -- files ------------------------------------------------------------------------------------------

@@ -287,14 +287,15 @@ class GraphStore:
             total = int(conn.execute(
                 "SELECT count(*) FROM chunks c JOIN kg_processed_chunks p ON p.chunk_id = c.id"
                 " WHERE c.words IS NULL").fetchone()[0])
-        done = 0
+        done, last = 0, 0
         while done < total:
             with self.db.transaction() as conn:
-                rows = conn.execute(
+                rows = conn.execute(  # from the last id written: never a pass over the rows already done
                     "SELECT c.id, c.text FROM chunks c JOIN kg_processed_chunks p ON p.chunk_id = c.id"
-                    " WHERE c.words IS NULL ORDER BY c.id LIMIT %s", (WORDS_BATCH,)).fetchall()
+                    " WHERE c.words IS NULL AND c.id > %s ORDER BY c.id LIMIT %s", (last, WORDS_BATCH)).fetchall()
                 if not rows:
                     break
+                last = int(rows[-1][0])
                 conn.execute("CREATE TEMP TABLE IF NOT EXISTS kg_words (id bigint, words text[]) ON COMMIT DROP")
                 with conn.cursor() as cur, cur.copy("COPY kg_words (id, words) FROM STDIN") as copy:
                     for chunk_id, text in rows:

@@ -1,0 +1,274 @@
+"""Freshness at a million chunks, every signal (issue 29): additions and deletes reach a second replica in seconds.
+
+Not a test. On bench/scale.py's million-chunk home, after `make bench-1m` built and published its BM25 index and
+graph, with two replicas in this process (A on the home itself, B on a second data home against the same
+database; each a real pipeline with its own artifact sync):
+ 1. **add**: 100 new documents (two chunks each, each naming an older document's title) are ingested as an
+    upload is; the BM25 publish `kgrag ingest` makes and a `kgrag graph build` run in child processes (wall,
+    peak RSS); then B syncs. Reported: the time from the ingest's start until B serves the new corpus version
+    in BM25 and the graph (dense reads the database), and how many new chunks each signal finds on B;
+ 2. **delete**: the 100 documents are deleted, BM25 publishes as `kgrag documents delete` does, and the time
+    until no chunk of theirs is in any signal's results on either replica;
+ 3. **10 deltas pending**: ten rounds of 10 documents, each with its BM25 publish and graph build (each
+    build a delta); then retrieval+fusion latency on B (the 200 questions bench/scale.py uses);
+ 4. **compaction**: a whole graph build (`kgrag graph build --full`) and a whole BM25 build in child processes
+    at niceness 10 (as a background builder runs), their peak RSS, and B's query latency while they run.
+
+    HF_HUB_OFFLINE=1 python bench/freshness.py --home .kgrag/bench/scale1000000 --out bench/FRESHNESS-1M.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "bench"))
+import harness  # noqa: E402  (bench/ is not a package)
+from scale import measure_child  # noqa: E402
+
+DOCUMENTS = 100
+ROUNDS, ROUND_DOCUMENTS = 10, 10
+QUERIES = 200
+WORDS = ("harbour", "turbine", "ledger", "quarry", "lantern", "orchard", "glacier", "foundry", "meadow", "canal")
+
+
+def word(i: int) -> str:
+    return f"qelvarin{i:04d}"
+
+
+def documents(start: int, count: int, named: list[str]) -> list[Any]:
+    """Two chunks' worth of text each, titled by its own word, the first paragraph naming an older title."""
+    from kgrag.ingest.loaders import load_text
+
+    rng = random.Random(start)
+    out = []
+    for i in range(start, start + count):
+        first = f"The {word(i)} survey was commissioned by {named[i % len(named)]}. "
+        paragraphs = [(first if p == 0 else f"The {word(i)} survey, part {p}. ")
+                      + " ".join(rng.choice(WORDS) for _ in range(160)) for p in range(2)]
+        out.append(load_text("\n\n".join(paragraphs), source=f"bench-fresh/{i}", title=f"Survey {word(i)}"))
+    return out
+
+
+# -- the builder's steps, each in its own process (its RSS its own) -----------------------------------------
+def child_bm25(home: Path, force: bool) -> None:
+    from kgrag.core.runtime import Runtime
+    from kgrag.retrieval.maintenance import describe_index, publish_bm25
+
+    with Runtime(harness.settings_for(home)) as rt:
+        index = publish_bm25(rt, force=force)
+        print(json.dumps({"published_version": index.serving_version, "index": describe_index(index)}), flush=True)
+
+
+def child_graph(home: Path, full: bool) -> None:
+    from kgrag.core.runtime import Runtime
+    from kgrag.kg.build import build_graph
+    from kgrag.kg.store import GraphStore
+
+    with Runtime(harness.settings_for(home)) as rt:
+        report = build_graph(GraphStore(rt.db), rt.settings.graph, rt.settings.graph_path, rt.spacy(),
+                             embedder=rt.embedder, full=full)
+        print(json.dumps({"corpus_version": report.corpus_version, "delta_chunks": report.delta_chunks,
+                          "chunks_processed": report.chunks_processed, "build_s": round(report.seconds, 1)}),
+              flush=True)
+
+
+# -- the replicas ----------------------------------------------------------------------------------------
+class Replica:
+    """A pipeline over a data home and its own artifact sync, as a serving replica has."""
+
+    def __init__(self, rt: Any) -> None:
+        from kgrag.retrieval.pipeline import build_pipeline
+        from kgrag.retrieval.sync import sync_for
+
+        self.rt = rt
+        self.pipe = build_pipeline(rt, signals=("dense", "bm25", "graph"))
+        self.sync = sync_for(rt, self.pipe, background_builds=False, start=False, listen=False)
+
+    def serves(self) -> tuple[int | None, int | None]:
+        """(BM25's, the graph's) corpus versions served, after a sync."""
+        self.sync.sync_once()
+        status = self.sync.status()
+        return ((status["bm25"] or {}).get("corpus_version"), (status["graph"] or {}).get("corpus_version"))
+
+    def found(self, chunk_ids: set[int], questions: list[str]) -> dict[str, int]:
+        """Per signal, how many of ``chunk_ids`` its results hold over the questions."""
+        from kgrag.retrieval.base import Query
+
+        got: dict[str, set[int]] = {name: set() for name in self.pipe.retrievers}
+        for q in questions:
+            for name, retriever in self.pipe.retrievers.items():
+                got[name] |= {h.chunk_id for h in retriever.retrieve(Query(q, k=10)).hits}
+        return {name: len(ids & chunk_ids) for name, ids in got.items()}
+
+    def latency(self, questions: list[str]) -> dict[str, float]:
+        totals = [self.pipe.run(q, rerank=False).timings["total"] * 1000 for q in questions]
+        return summary(totals)
+
+    def close(self) -> None:
+        self.sync.close()
+        self.pipe.close()
+
+
+def summary(ms: list[float]) -> dict[str, float]:
+    ordered = sorted(ms)
+    return {"queries": len(ms), "p50_ms": round(statistics.median(ordered), 2),
+            "p95_ms": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2)}
+
+
+def until(check: Any, timeout: float = 300.0, step: float = 0.05) -> float:
+    t0 = time.perf_counter()
+    while not check():
+        if time.perf_counter() - t0 > timeout:
+            raise TimeoutError("a replica did not catch up")
+        time.sleep(step)
+    return time.perf_counter() - t0
+
+
+def run(home: Path) -> dict[str, Any]:
+    from kgrag.core.runtime import Runtime
+    from kgrag.ingest.pipeline import Ingestor
+
+    me = [sys.executable, str(Path(__file__).resolve())]
+    out: dict[str, Any] = {"home": str(home), "commit": harness.git_commit(), "machine": harness.machine(),
+                           "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+                           "command": "python bench/freshness.py " + " ".join(sys.argv[1:])}
+    questions = harness.queries(QUERIES)
+
+    def bm25(label: str, force: bool = False, nice: bool = False) -> dict[str, Any]:
+        cmd = [*me, "--child", "bm25", "--home", str(home), *(["--force"] if force else [])]
+        return measure_child(["nice", "-n", "10", *cmd] if nice else cmd, label=label)
+
+    def graph(label: str, full: bool = False, nice: bool = False) -> dict[str, Any]:
+        cmd = [*me, "--child", "graph", "--home", str(home), *(["--full"] if full else [])]
+        return measure_child(["nice", "-n", "10", *cmd] if nice else cmd, label=label,
+                             cap_mb=16384.0 if full else 4096.0)
+
+    from kgrag.core.settings import DatabaseSettings
+
+    with Runtime(harness.settings_for(home)) as ra, \
+            Runtime(harness.settings_for(Path(tempfile.mkdtemp(prefix="kgrag-replica-b-"))).model_copy(
+                update={"database": DatabaseSettings(url=ra.db.url)}), embedder=ra.embedder) as rb:
+        a, b = Replica(ra), Replica(rb)
+        t0 = time.perf_counter()
+        out["replica_b_install_s"] = round(until(lambda: None not in b.serves() and None not in a.serves(),
+                                                 timeout=1800, step=1.0), 1)
+        harness.log(f"replica B installed the base artifacts in {out['replica_b_install_s']} s")
+        for replica in (a, b):
+            replica.pipe.warm()
+            replica.latency(questions[:20])
+        with ra.db.connection() as conn:
+            named = [r[0] for r in conn.execute(
+                "SELECT title FROM documents WHERE length(title) BETWEEN 8 AND 40 ORDER BY id LIMIT 500")]
+
+        # 1. add
+        docs = documents(0, DOCUMENTS, named)
+        t0 = time.perf_counter()
+        report = Ingestor.from_runtime(ra).ingest_documents(docs)
+        add: dict[str, Any] = {"ingest_s": round(time.perf_counter() - t0, 2)}
+        new = {c.id for d in report.document_ids.values() for c in ra.store.document_chunks(d)}
+        add["new_chunks"] = len(new)
+        add["bm25_publish"] = bm25("bm25 publish (add)")
+        add["graph_build"] = graph("graph build (add)")
+        version = ra.store.corpus_version()
+        until(lambda: b.serves() == (version, version))
+        add["all_signals_on_b_s"] = round(time.perf_counter() - t0, 2)
+        add["found_on_b"] = b.found(new, [f"Survey {word(i)}" for i in range(DOCUMENTS)])
+        out["add"] = add
+        harness.log(f"add: every signal serves the 100 documents on B {add['all_signals_on_b_s']} s after the ingest "
+                    f"began; found on B {add['found_on_b']}")
+
+        # 2. delete
+        asked = [f"Survey {word(i)}" for i in range(DOCUMENTS)]
+        t0 = time.perf_counter()
+        for document_id in report.document_ids.values():
+            ra.store.delete_document(document_id)
+        delete: dict[str, Any] = {"deletes_s": round(time.perf_counter() - t0, 2)}
+        publish: dict[str, Any] = {}
+        worker = threading.Thread(target=lambda: publish.update(bm25("bm25 publish (delete)")))
+        worker.start()  # `kgrag documents delete` publishes before it returns; the replicas are polled meanwhile
+
+        version = ra.store.corpus_version()  # dense reads the database and the graph hides them at this version
+        delete["gone_on_both_s"] = round(until(lambda: a.serves()[0] == b.serves()[0] == version, step=0.1)
+                                         + delete["deletes_s"], 2)
+        worker.join()
+        delete["bm25_publish"] = publish
+        delete["found_after"] = {"a": a.found(new, asked), "b": b.found(new, asked)}  # each must be all 0
+        out["delete"] = delete
+        harness.log(f"delete: no chunk of theirs in any signal on either replica after {delete['gone_on_both_s']} s")
+
+        # 3. ten deltas pending
+        rounds = []
+        for r in range(ROUNDS):
+            start = DOCUMENTS + r * ROUND_DOCUMENTS
+            t0 = time.perf_counter()
+            Ingestor.from_runtime(ra).ingest_documents(documents(start, ROUND_DOCUMENTS, named))
+            step = {"bm25_publish": bm25(f"bm25 publish (round {r + 1})"),
+                    "graph_build": graph(f"graph build (round {r + 1})")}
+            version = ra.store.corpus_version()
+            until(lambda v=version: b.serves() == (v, v))
+            step["all_signals_on_b_s"] = round(time.perf_counter() - t0, 2)
+            rounds.append(step)
+        out["rounds"] = rounds
+        b.latency(questions[:20])
+        out["pending_latency_b"] = b.latency(questions)
+        harness.log(f"10 deltas pending: retrieval+fusion on B {out['pending_latency_b']}")
+
+        # 4. compaction while B serves
+        during: list[float] = []
+        done = threading.Event()
+        compaction: dict[str, Any] = {}
+
+        def compact() -> None:
+            compaction["graph_build"] = graph("graph build --full (compaction)", full=True, nice=True)
+            compaction["bm25_build"] = bm25("bm25 build --force (compaction)", force=True, nice=True)
+            done.set()
+
+        threading.Thread(target=compact).start()
+        i = 0
+        while not done.is_set():
+            during.append(b.pipe.run(questions[i % len(questions)], rerank=False).timings["total"] * 1000)
+            i += 1
+        compaction["latency_b_during"] = summary(during)
+        out["compaction"] = compaction
+        version = ra.store.corpus_version()
+        compaction["b_serves_new_base_s"] = round(until(lambda: b.serves() == (version, version), timeout=1800,
+                                                        step=1.0), 1)
+        out["after_compaction_latency_b"] = b.latency(questions)
+        a.close()
+        b.close()
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--home", type=Path, default=REPO / ".kgrag" / "bench" / "scale1000000")
+    ap.add_argument("--out", type=Path, default=REPO / "bench" / "out" / "freshness.json")
+    ap.add_argument("--child", choices=["bm25", "graph"], help=argparse.SUPPRESS)
+    ap.add_argument("--force", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--full", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child == "bm25":
+        child_bm25(args.home, args.force)
+        return 0
+    if args.child == "graph":
+        child_graph(args.home, args.full)
+        return 0
+    result = run(args.home)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
