@@ -70,6 +70,13 @@ TARGETS = {  # issue 18, at 1M chunks on this machine
     "serving RSS (HTTP server, peak)": ("MB", 4096.0),
     "graph load into a replica": ("s", 10.0),
     "graph build peak memory": ("MB", 8192.0),
+    # issue 29, from bench/freshness.py (its own run, merged in with --report)
+    "100 documents added: every signal serves them on a second replica": ("s", 60.0),
+    "100 documents added: builder peak RSS": ("MB", 2048.0),
+    "100 documents deleted: in no signal's results on either replica": ("s", 5.0),
+    "retrieval+fusion p50 with 10 deltas pending": ("ms", 60.0),
+    "compaction of 10 deltas: peak RSS": ("MB", 8192.0),
+    "compaction: query p95 while it runs, against before": ("x", 1.5),
 }
 _CONSONANTS = "bdfgklmnprstvz"
 _VOWELS = "aeiou"
@@ -546,7 +553,43 @@ def render(results: dict[str, Any]) -> str:
     h = results.get("http")
     if h:
         lines += ["## HTTP server", "", harness.http_summary(h), ""]
+    if results.get("freshness"):
+        lines += freshness_section(results["freshness"])
     return "\n".join(lines) + "\n"
+
+
+def freshness_section(f: dict[str, Any]) -> list[str]:
+    """Issue 29's run of bench/freshness.py on this corpus, from its own JSON (its own commit and time)."""
+    add, delete, comp = f["add"], f["delete"], f["compaction"]
+    rounds = f["rounds"]
+    graph_walls = [r["graph_build"]["wall_s"] for r in rounds]
+    inside = [r["graph_build"]["build_s"] for r in rounds]
+    return [
+        "## Freshness: additions and deletes at this size (bench/freshness.py)", "",
+        f"Run at commit {f['commit']}, {f['started']}: `{f['command']}`. Two replicas in one process (A on this "
+        "data home, B on a second home against the same database), each a pipeline with its own artifact sync.", "",
+        f"- **Add:** {add['new_chunks']} chunks in 100 new documents. Ingest {add['ingest_s']} s; BM25 publish "
+        f"{add['bm25_publish']['wall_s']} s (peak {add['bm25_publish']['peak_rss_mb']} MB); `kgrag graph build` "
+        f"{add['graph_build']['wall_s']} s wall, a delta of {add['graph_build']['delta_chunks']} chunks (peak "
+        f"{add['graph_build']['peak_rss_mb']} MB). B served the new corpus version in every signal "
+        f"**{add['all_signals_on_b_s']} s** after the ingest began; new chunks B's signals return for the documents' "
+        f"titles: {add['found_on_b']}.",
+        f"- **Delete:** the 100 documents deleted in {delete['deletes_s']} s; no chunk of theirs in any signal on "
+        f"either replica **{delete['gone_on_both_s']} s** after the first delete (dense reads the database, the "
+        f"graph hides them at once, BM25 once the delta that retires them is installed); found afterwards: "
+        f"{delete['found_after']}.",
+        f"- **10 deltas pending:** ten rounds of 10 documents, each with its BM25 publish and graph build "
+        f"(graph build wall {min(graph_walls)}-{max(graph_walls)} s, of which inside build_graph "
+        f"{min(inside)}-{max(inside)} s: the rest is the process start and loading spaCy and the models); "
+        f"retrieval+fusion on B then: p50 **{f['pending_latency_b']['p50_ms']} ms**, p95 "
+        f"{f['pending_latency_b']['p95_ms']} ms.",
+        f"- **Compaction** at niceness 10 while B serves: `kgrag graph build --full` "
+        f"{comp['graph_build']['wall_s']} s, "
+        f"peak {comp['graph_build']['peak_rss_mb']} MB; `kgrag index build --force` {comp['bm25_build']['wall_s']} s, "
+        f"peak {comp['bm25_build']['peak_rss_mb']} MB. B's queries meanwhile: p50 "
+        f"{comp['latency_b_during']['p50_ms']} ms, p95 {comp['latency_b_during']['p95_ms']} ms over "
+        f"{comp['latency_b_during']['queries']} queries (before: p95 {f['pending_latency_b']['p95_ms']} ms).", "",
+    ]
 
 
 def measured(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -567,6 +610,24 @@ def measured(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
             "note": f"killed when it passed {g['killed_above_mb']:g} MB, {g['wall_s']} s in; it did not finish"}
     elif g:
         out["graph build peak memory"] = {"value": g["peak_rss_mb"], "note": f"{g['seconds']} s"}
+    f = results.get("freshness")
+    if f:
+        add, comp = f["add"], f["compaction"]
+        out["100 documents added: every signal serves them on a second replica"] = {
+            "value": add["all_signals_on_b_s"], "note": "from the ingest's start"}
+        out["100 documents added: builder peak RSS"] = {
+            "value": max(add["bm25_publish"]["peak_rss_mb"], add["graph_build"]["peak_rss_mb"]),
+            "note": "the larger of the BM25 publish and the graph build"}
+        out["100 documents deleted: in no signal's results on either replica"] = {
+            "value": f["delete"]["gone_on_both_s"], "note": ""}
+        out["retrieval+fusion p50 with 10 deltas pending"] = {"value": f["pending_latency_b"]["p50_ms"],
+                                                              "note": "replica B"}
+        out["compaction of 10 deltas: peak RSS"] = {
+            "value": max(comp["graph_build"]["peak_rss_mb"], comp["bm25_build"]["peak_rss_mb"]),
+            "note": "the larger of the whole graph and BM25 builds"}
+        out["compaction: query p95 while it runs, against before"] = {
+            "value": round(comp["latency_b_during"]["p95_ms"] / f["pending_latency_b"]["p95_ms"], 2),
+            "note": f"{comp['latency_b_during']['p95_ms']} ms against {f['pending_latency_b']['p95_ms']} ms"}
     ld = results.get("graph_load")
     if ld and "seconds" in ld:
         out["graph load into a replica"] = {"value": ld["seconds"], "note": f"arrays mapped: {ld['mapped']}"}
@@ -680,6 +741,9 @@ def main(argv: list[str] | None = None) -> int:
     if "http" not in args.skip:
         results["http"] = harness.http_throughput(home, qs, clients=8, seconds=args.http_seconds, max_requests=5000)
     results["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
+    committed = REPO / "bench" / "REPORT-1M.json"
+    if args.report and committed.exists() and "freshness" in (earlier := json.loads(committed.read_text())):
+        results["freshness"] = earlier["freshness"]  # bench/freshness.py's own run, stamped with its own commit
     write_outputs(results, args.out, args.report)
     harness.log(f"wrote {args.out} and {args.out.with_suffix('.md')}")
     return 0
