@@ -16,6 +16,7 @@ from kgrag.core.models import Embedder
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import GraphSettings
 from kgrag.kg.build import build_graph
+from kgrag.kg.delta import Overlay
 from kgrag.kg.holder import delta_folder, graph_holder, load_graph
 from kgrag.kg.serving import LoadedGraph
 from kgrag.kg.store import GraphStore
@@ -206,3 +207,11 @@ def test_a_delete_leaves_the_published_graph_at_the_first_build_after_compact_af
     assert rt.artifacts.current(GRAPH) != base_artifact
     whole = graph_holder(rt).current()
     assert whole is not None and gone not in whole.document_index and "delta" not in whole.manifest
+
+
+def test_an_overlay_reads_as_the_mapping_it_stands_for() -> None:
+    base = {"a": 1, "b": 2, "c": 3}
+    laid = Overlay(base, {"b": 20, "d": 4}, removed=["c", "x"])
+    assert dict(laid) == {"a": 1, "b": 20, "d": 4} and len(laid) == 3 and bool(laid)
+    assert "c" not in laid and laid.get("c") is None and laid["b"] == 20
+    assert not Overlay({"c": 3}, {}, removed=["c"]) and len(Overlay({}, {}, removed=["x"])) == 0
