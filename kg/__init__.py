@@ -12,10 +12,12 @@ File and arrays
 Publish
     ``kg.build`` publishes the file and the arrays as one artifact (``kgrag.core.artifacts``); replicas
     install it through ``kgrag.retrieval.sync.ArtifactSync`` and ``kg.holder.GraphHolder.install``.
+    On a large graph, additions since go out as a delta instead (``kg.delta.build_delta``, installed by
+    ``GraphHolder.install_delta``); ``kg.liveness`` hides what deletes took, from the moment they commit.
 Load
     ``kg.holder.GraphHolder`` (one per process, owned by the Runtime: ``kg.holder.graph_holder``) maps the
-    arrays (``kg.arrays.load``) or parses the file (``kg.assemble.from_node_link``), and swaps in a new
-    version when the file changes.
+    arrays (``kg.arrays.load``) or parses the file (``kg.assemble.from_node_link``), lays the delta over
+    them (``kg.overlay.with_delta``), and swaps in a new version when the file or the delta changes.
 Link the question
     ``kg.linking.Linker``: document titles (``kg.documents.TitleIndex``), then spaCy NER, then n-grams,
     exactly and fuzzily.
