@@ -22,8 +22,9 @@ Where a delta differs from a full build of the same corpus, by design:
 - a title alias's document frequency (its specificity, kg.documents) counts the new documents that write
   it, but links between two unchanged documents keep the weight the base gave them until compaction.
   This is BM25's trade (base statistics); ``tests/test_graph_delta.py`` measures the difference;
-- a document deleted since the base stays in the title index until compaction (kg.liveness hides its node
-  and links from every ranking at once);
+- a document deleted since the base leaves the title index (a replaced document's title then names only its
+  new version, as in a full build), but its node and links stay until compaction, hidden from every ranking
+  and view (kg.liveness), and the weights of entity links some of whose relations it held stay too;
 - a new alias that swallows a shorter base alias in an older chunk ("New York Times" over "New York")
   takes that chunk's link, but the shorter alias's document frequency is not lowered.
 """
@@ -91,6 +92,9 @@ class GraphDelta:
     """Edge records, each replacing the base's edge between its ends (or dropping it: ``REMOVED``)."""
     alias_df: dict[str, int]
     """Title aliases whose document frequency the additions changed."""
+    removed_documents: list[int] = field(default_factory=list)
+    """Base documents deleted since (a replaced document's old version among them): out of the title index, so
+    a title they shared with a live document names only that one. Their nodes stay, hidden (kg.liveness)."""
     link_vectors: dict[str, np.ndarray] = field(default_factory=dict)
     link_vectors_model: str = ""
 
@@ -119,7 +123,8 @@ def build_delta(store: GraphStore, base: LoadedGraph, base_artifact: str, *,
     home: dict[int, list[int]] = defaultdict(list)
     for chunk_id, doc in rows.chunk_documents:
         home[doc].append(chunk_id)
-    relinked = _relink(store, base, added, home, last)
+    removed = _removed_documents(store, base) if rows.deletions != base.manifest.get("deletions") else []
+    relinked = _relink(store, base, added, home, last, removed)
     for doc in added:
         key = document_node(doc.document_id)
         nodes.append({"id": key, "kind": DOCUMENT, "name": doc.title, "label": DOCUMENT_LABEL,
@@ -139,7 +144,13 @@ def build_delta(store: GraphStore, base: LoadedGraph, base_artifact: str, *,
     edges.extend(relinked.edges)
     vectors, model = _new_link_vectors(base, edges, embedder, previous)
     return GraphDelta(base_artifact, rows.corpus_version, rows.deletions, rows.chunk_documents, nodes, edges,
-                      relinked.changed_df, vectors, model)
+                      relinked.changed_df, removed, vectors, model)
+
+
+def _removed_documents(store: GraphStore, base: LoadedGraph) -> list[int]:
+    """The base's title documents that are no longer stored."""
+    ids = [int(d) for d in base.titles.documents]
+    return sorted(set(ids) - store.stored_documents(ids))
 
 
 def _is_entity(graph: LoadedGraph, key: str) -> bool:
@@ -183,16 +194,19 @@ class _Relinked:
         return self.changed_df.get(alias, self.base_df.get(alias, 0))
 
 
-def merged_titles(base: TitleIndex, added: Iterable[TitleDocument]) -> TitleIndex:
-    """The base's title index with the new documents in it: only the aliases they write change."""
-    added = list(added)
-    documents = Overlay(base.documents, {d.document_id: d for d in added})
+def merged_titles(base: TitleIndex, added: Iterable[TitleDocument], removed: Iterable[int] = ()) -> TitleIndex:
+    """The base's title index with the new documents in it and the removed ones out: only the aliases they
+    write change."""
+    added, removed = list(added), set(removed)
+    documents = Overlay(base.documents, {d.document_id: d for d in added}, removed)
     new_targets: dict[str, set[int]] = defaultdict(set)
     for doc in added:
         for alias in doc.aliases:
             new_targets[alias].add(doc.document_id)
-    targets = Overlay(base.targets, {a: tuple(sorted(set(base.targets.get(a, ())) | ids))
-                                     for a, ids in new_targets.items()})
+    for alias in changed_aliases(base, [], removed):
+        new_targets.setdefault(alias, set())
+    over = {a: tuple(sorted((set(base.targets.get(a, ())) - removed) | ids)) for a, ids in new_targets.items()}
+    targets = Overlay(base.targets, {a: t for a, t in over.items() if t}, [a for a, t in over.items() if not t])
     prefixes: set[str] = set()
     for alias in new_targets:
         split = alias.split(" ")
@@ -200,12 +214,25 @@ def merged_titles(base: TitleIndex, added: Iterable[TitleDocument]) -> TitleInde
     return TitleIndex.from_parts(documents, targets, Union(base.prefixes, prefixes))
 
 
+def changed_aliases(base: LoadedGraph | TitleIndex, added: Iterable[TitleDocument], removed: Iterable[int]
+                    ) -> list[str]:
+    """The title aliases whose documents change: those of the added documents and of the removed ones."""
+    titles = base.titles if isinstance(base, LoadedGraph) else base
+    out = {a for d in added for a in d.aliases}
+    for doc in removed:
+        known = titles.documents.get(doc)
+        if known is not None:
+            out.update(known.aliases)
+    return sorted(out)
+
+
 def _relink(store: GraphStore, base: LoadedGraph, added: list[TitleDocument], home: dict[int, list[int]],
-            last: int) -> _Relinked:
-    """The mention links the additions change, and what they change in the documents' mention sets."""
-    index = merged_titles(base.titles, added)
-    new_aliases = sorted({a for d in added for a in d.aliases})
-    # Documents whose links may change: the new ones, and the older ones that write a new alias.
+            last: int, removed: list[int]) -> _Relinked:
+    """The mention links the additions (and removals from the title index) change, and what they change in the
+    documents' mention sets."""
+    index = merged_titles(base.titles, added, removed)
+    new_aliases = changed_aliases(base, added, removed)
+    # Documents whose links may change: the new ones, and the older ones that write a changed alias.
     changed = set(home) | store.documents_writing(new_aliases, up_to_chunk=last)
     first = store.texts_of_documents(sorted(changed))
     raw = _matches(index, first)
@@ -216,7 +243,7 @@ def _relink(store: GraphStore, base: LoadedGraph, added: list[TitleDocument], ho
             partners.update(_document_neighbours(base, node))
     others = partners - changed
     raw += _matches(index, store.texts_of_documents(sorted(others)))
-    # Document frequency: every writer of a new alias is among the scanned; a base alias adds the new writers.
+    # Document frequency: every writer of a changed alias is among the scanned; a base alias adds the new writers.
     writers: dict[str, set[int]] = defaultdict(set)
     for _chunk, doc, _targets, alias, _sentence in raw:
         writers[alias].add(doc)
@@ -348,6 +375,7 @@ def write_delta(delta: GraphDelta, folder: Path) -> None:
     record = {"format": FORMAT, "base_artifact": delta.base_artifact, "corpus_version": delta.corpus_version,
               "deletions": delta.deletions, "chunk_documents": [list(p) for p in delta.chunk_documents],
               "nodes": delta.nodes, "edges": delta.edges, "alias_df": delta.alias_df,
+              "removed_documents": delta.removed_documents,
               "link_sentences": sentences, "link_vectors_model": delta.link_vectors_model}
     (folder / RECORDS_FILE).write_bytes(gzip.compress(
         json.dumps(record, sort_keys=True, ensure_ascii=False).encode(), mtime=0))
@@ -364,7 +392,8 @@ def read_delta(folder: Path) -> GraphDelta:
     vectors = dict(zip(sentences, np.load(folder / VECTORS_FILE), strict=True)) if sentences else {}
     return GraphDelta(record["base_artifact"], int(record["corpus_version"]), int(record["deletions"]),
                       [(int(c), int(d)) for c, d in record["chunk_documents"]], record["nodes"], record["edges"],
-                      {a: int(n) for a, n in record["alias_df"].items()}, vectors, record["link_vectors_model"])
+                      {a: int(n) for a, n in record["alias_df"].items()}, [int(d) for d in record["removed_documents"]],
+                      vectors, record["link_vectors_model"])
 
 
 # -- overlays: the base's mappings with the delta's entries over them ---------------------------------

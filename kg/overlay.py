@@ -175,7 +175,7 @@ def with_delta(base: LoadedGraph, delta: GraphDelta, *, document_edge_weight: fl
         entity_chunks=entity_chunks, chunk_entities=entity_chunks.T.tocsr(), chunk_ids=chunk_ids,
         document_frequency=np.asarray(entity_chunks.sum(axis=1)).ravel(),
         max_name_tokens=max([base.max_name_tokens, *(k.count(" ") + 1 for k in named)]),
-        home=home, chunk_home=chunk_home, titles=merged_titles(base.titles, documents),
+        home=home, chunk_home=chunk_home, titles=merged_titles(base.titles, documents, delta.removed_documents),
         document_index=Overlay(base.document_index, {d.document_id: index[f"doc:{d.document_id}"]
                                                       for d in documents}),
         alias_df=Overlay(base.alias_df, delta.alias_df),

@@ -255,6 +255,14 @@ class GraphStore:
                 (list(document_ids),)).fetchall()
         return [(int(r[0]), r[1] or "", r[2] or "", r[3] or "") for r in rows]
 
+    def stored_documents(self, document_ids: Sequence[int]) -> set[int]:
+        """Which of these documents are still stored."""
+        if not document_ids:
+            return set()
+        with self.db.connection() as conn:
+            rows = conn.execute("SELECT id FROM documents WHERE id = ANY(%s)", (list(document_ids),)).fetchall()
+        return {int(r[0]) for r in rows}
+
     def texts_of_documents(self, document_ids: Sequence[int]) -> list[tuple[int, int, str]]:
         """(chunk id, document id, text) of these documents' processed chunks, by chunk id."""
         if not document_ids:

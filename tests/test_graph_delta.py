@@ -215,3 +215,33 @@ def test_an_overlay_reads_as_the_mapping_it_stands_for() -> None:
     assert dict(laid) == {"a": 1, "b": 20, "d": 4} and len(laid) == 3 and bool(laid)
     assert "c" not in laid and laid.get("c") is None and laid["b"] == 20
     assert not Overlay({"c": 3}, {}, removed=["c"]) and len(Overlay({}, {}, removed=["x"])) == 0
+
+
+def test_a_replaced_page_is_named_by_its_new_version_alone_as_in_a_whole_build(
+        delta_runtime: Runtime, nlp: Any, tmp_path: Path) -> None:
+    """A replaced document is a delete and an add: the delta takes the old version out of the title index, so
+    the pages that write its title link to the new version with a whole build's weight, not half of it."""
+    rt = delta_runtime
+    first, added, _sharing = _split(tmp_path)
+    old = ingest_folder(rt, first).document_ids[str(first / "brenmoor.md")]
+    build(rt, nlp)
+    page = first / "brenmoor.md"
+    page.write_text(page.read_text() + "\nBrenmoor opened a ferry terminal in 2024.\n")
+    ingest_folder(rt, first)  # the edited page replaces its older version
+    ingest_folder(rt, added)
+    assert build(rt, nlp).delta_chunks > 0
+    new = next(d.id for d in rt.store.list_documents() if d.title == "Brenmoor")
+    assert new != old
+    laid = graph_holder(rt).current()
+    assert laid is not None and laid.titles.resolve("brenmoor") == (new,)
+
+    build_graph(GraphStore(rt.db), rt.settings.graph, rt.settings.graph_path, nlp, full=True, embedder=rt.embedder)
+    whole = load_graph(rt.settings.graph_path, document_edge_weight=rt.settings.graph.document_edge_weight)
+    assert {a: laid.titles.resolve(a) for a in whole.titles.targets} == {
+        a: whole.titles.resolve(a) for a in whole.titles.targets}
+    assert {a: laid.alias_df[a] for a in whole.alias_df} == dict(whole.alias_df)
+    documents = {pair: w for pair, w in _edges(whole).items() if all(k.startswith("doc:") for k in pair)}
+    assert any(f"doc:{new}" in pair for pair in documents), "older pages write its title: links were compared"
+    laid_edges = _edges(laid)
+    for pair, (weight, _label) in documents.items():
+        assert laid_edges[pair][0] == pytest.approx(weight, rel=1e-6), pair
