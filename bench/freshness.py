@@ -137,14 +137,15 @@ def until(check: Any, timeout: float = 300.0, step: float = 0.05) -> float:
     return time.perf_counter() - t0
 
 
-def run(home: Path) -> dict[str, Any]:
+def run(home: Path, out: dict[str, Any]) -> dict[str, Any]:
+    """Fills ``out`` step by step (a run that fails midway still leaves what it measured)."""
     from kgrag.core.runtime import Runtime
     from kgrag.ingest.pipeline import Ingestor
 
     me = [sys.executable, str(Path(__file__).resolve())]
-    out: dict[str, Any] = {"home": str(home), "commit": harness.git_commit(), "machine": harness.machine(),
-                           "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
-                           "command": "python bench/freshness.py " + " ".join(sys.argv[1:])}
+    out.update({"home": str(home), "commit": harness.git_commit(), "machine": harness.machine(),
+                "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+                "command": "python bench/freshness.py " + " ".join(sys.argv[1:])})
     questions = harness.queries(QUERIES)
 
     def bm25(label: str, force: bool = False, nice: bool = False) -> dict[str, Any]:
@@ -268,8 +269,14 @@ def main() -> int:
     if args.child == "graph":
         child_graph(args.home, args.full)
         return 0
-    result = run(args.home)
+    result: dict[str, Any] = {}
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        run(args.home, result)
+    except BaseException as exc:
+        result["failed"] = f"{type(exc).__name__}: {exc}"
+        args.out.write_text(json.dumps(result, indent=1) + "\n")
+        raise
     args.out.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(result, indent=1))
     if args.report:
