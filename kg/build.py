@@ -191,7 +191,7 @@ def _try_delta(store: GraphStore, settings: GraphSettings, path: Path, artifacts
     if published is None or installed_artifact(path) != published.sha256:
         return None
     base = load_graph(path, document_edge_weight=settings.document_edge_weight)
-    if len(base.chunk_ids) < settings.delta_min_chunks or "delta" in base.manifest:
+    if len(base.chunk_ids) < settings.delta_min_chunks:
         return None
     previous = artifacts.current(GRAPH_DELTA)
     since = (previous.manifest.get("deleting_since") if previous is not None
@@ -222,13 +222,13 @@ def _try_delta(store: GraphStore, settings: GraphSettings, path: Path, artifacts
     return delta
 
 
-def _tenths(stage: Callable[[str], None], name: str) -> Callable[[int, int], None]:
+def _tenths(stage: Callable[[str], None], name: str, suffix: str = "") -> Callable[[int, int], None]:
     """A progress callback that names the stage again each tenth of the way."""
     told = [-1]
 
     def progress(done: int, total: int) -> None:
         if (tenth := 10 * done // max(total, 1)) > told[0]:
-            stage(f"{name}: {done:,} of {total:,}")
+            stage(f"{name}: {done:,} of {total:,}{suffix}")
             told[0] = tenth
 
     return progress
@@ -259,11 +259,9 @@ def link_vectors(graph: LoadedGraph, embedder: Embedder, previous: Path,
             missing.append(i)
         else:
             vectors[i] = known
-    told = -1
+    progress = _tenths(stage, "embedding link sentences", f" new ({len(texts):,} in all)")  # minutes on a large corpus
     for start in range(0, len(missing), LINK_VECTOR_BATCH):
-        if (tenth := 10 * start // len(missing)) > told:  # a tenth at a time: minutes on a large corpus
-            stage(f"embedding link sentences: {start:,} of {len(missing):,} new ({len(texts):,} in all)")
-            told = tenth
+        progress(start, len(missing))
         rows = missing[start:start + LINK_VECTOR_BATCH]
         vectors[rows] = embedder.encode([texts[i] for i in rows], step=serving_arrays.LINK_VECTOR_STEP)
     return serving_arrays.LinkVectors(embedder.stamp, vectors), len(missing)

@@ -119,7 +119,7 @@ def build_delta(store: GraphStore, base: LoadedGraph, base_artifact: str, *,
     nodes, entity_keys = _entity_records(rows)
     edges = _pair_records(rows, entity_keys, base)
     new_documents = sorted({d for _, d in rows.chunk_documents})
-    added = [td for head in store.heads_of(new_documents) if (td := subject_document(*head)) is not None]
+    added = [td for head in store.document_heads(new_documents) if (td := subject_document(*head)) is not None]
     home: dict[int, list[int]] = defaultdict(list)
     for chunk_id, doc in rows.chunk_documents:
         home[doc].append(chunk_id)

@@ -175,29 +175,39 @@ class GraphStore:
         greater) pair of keys, both in code point order (COLLATE "C", whatever the database's own
         collation): the order Python sorts strings in, so kg.graphfile.write_graph can write the graph
         as the rows arrive."""
+        with self._consistent_read() as (conn, version, deletions):
+            chunk_documents = [(int(r[0]), int(r[1])) for r in conn.execute(
+                "SELECT c.id, c.document_id FROM chunks c JOIN kg_processed_chunks p ON p.chunk_id = c.id"
+                " ORDER BY c.id"
+            ).fetchall()]
+            yield GraphSnapshot(version, deletions, _mentions(conn, batch_size), _relations(conn, batch_size),
+                                chunk_documents)
+
+    @contextmanager
+    def _consistent_read(self) -> Iterator[tuple[Any, int, int]]:
+        """One REPEATABLE READ transaction, and the corpus version and delete count it sees."""
         with self.db.connection() as conn:
             conn.isolation_level = _repeatable_read()
             try:
                 with conn.transaction():
                     version, deletions = conn.execute(
                         "SELECT version, deletions FROM corpus_state WHERE id = 1").fetchone()
-                    chunk_documents = [(int(r[0]), int(r[1])) for r in conn.execute(
-                        "SELECT c.id, c.document_id FROM chunks c JOIN kg_processed_chunks p ON p.chunk_id = c.id"
-                        " ORDER BY c.id"
-                    ).fetchall()]
-                    yield GraphSnapshot(int(version), int(deletions), _mentions(conn, batch_size),
-                                        _relations(conn, batch_size), chunk_documents)
+                    yield conn, int(version), int(deletions)
             finally:
                 conn.isolation_level = None
 
-    def document_heads(self) -> list[tuple[int, str, str, str]]:
-        """(document id, title, source, opening text) of every document with processed chunks: the documents
-        the graph covers, with what is needed to name one whose title cannot (kg.subjects)."""
+    def document_heads(self, document_ids: Sequence[int] | None = None) -> list[tuple[int, str, str, str]]:
+        """(document id, title, source, opening text) of every document with processed chunks (of those in
+        ``document_ids`` when given): the documents the graph covers, with what is needed to name one whose title
+        cannot (kg.subjects)."""
+        only = "" if document_ids is None else " AND d.id = ANY(%s)"
         with self.db.connection() as conn:
             rows = conn.execute(
                 "SELECT d.id, d.title, d.source, (SELECT left(c.text, 600) FROM chunks c WHERE c.document_id = d.id"
                 " ORDER BY c.position LIMIT 1) FROM documents d WHERE EXISTS (SELECT 1 FROM chunks c"
-                " JOIN kg_processed_chunks p ON p.chunk_id = c.id WHERE c.document_id = d.id) ORDER BY d.id"
+                " JOIN kg_processed_chunks p ON p.chunk_id = c.id WHERE c.document_id = d.id)"
+                + only + " ORDER BY d.id",
+                () if document_ids is None else (list(document_ids),)
             ).fetchall()
         return [(int(r[0]), r[1] or "", r[2] or "", r[3] or "") for r in rows]
 
@@ -216,44 +226,28 @@ class GraphStore:
     def delta_rows(self, after_chunk: int) -> DeltaRows:
         """The rows a delta from a base whose last chunk is ``after_chunk`` needs (chunk ids only grow, so the
         chunks added since the base are exactly those above it)."""
-        with self.db.connection() as conn:
-            conn.isolation_level = _repeatable_read()
-            try:
-                with conn.transaction():
-                    version, deletions = conn.execute(
-                        "SELECT version, deletions FROM corpus_state WHERE id = 1").fetchone()
-                    chunk_documents = [(int(r[0]), int(r[1])) for r in conn.execute(
-                        "SELECT c.id, c.document_id FROM chunks c JOIN kg_processed_chunks p ON p.chunk_id = c.id"
-                        " WHERE c.id > %s ORDER BY c.id", (after_chunk,)).fetchall()]
-                    mentions = [Mention(key=r[0], chunk_id=int(r[1]), surface=r[2], label=r[3], count=int(r[4]))
-                                for r in conn.execute(
-                        # LATERAL: one index lookup per touched entity, never a pass over every mention
-                        "SELECT e.key, m.chunk_id, m.surface, m.label, m.count"
-                        " FROM (SELECT DISTINCT entity_id FROM kg_mentions WHERE chunk_id > %s) t"
-                        " JOIN LATERAL (SELECT * FROM kg_mentions m WHERE m.entity_id = t.entity_id) m ON true"
-                        " JOIN kg_entities e ON e.id = m.entity_id"
-                        ' ORDER BY e.key COLLATE "C", m.chunk_id', (after_chunk,)).fetchall()]
-                    pairs = ("SELECT DISTINCT least(source_id, target_id) AS a, greatest(source_id, target_id) AS b"
-                             " FROM kg_relations WHERE chunk_id > %s")
-                    relations = [Relation(r[0], r[1], r[2], int(r[3]), int(r[4])) for r in conn.execute(
-                        "SELECT s.key, t.key, r.relation, r.chunk_id, r.weight"
-                        f" FROM ({pairs}) p JOIN LATERAL (SELECT * FROM kg_relations r WHERE (r.source_id = p.a"
-                        " AND r.target_id = p.b) OR (r.source_id = p.b AND r.target_id = p.a)) r ON true"
-                        " JOIN kg_entities s ON s.id = r.source_id JOIN kg_entities t ON t.id = r.target_id"
-                        ' ORDER BY least(s.key COLLATE "C", t.key COLLATE "C"),'
-                        ' greatest(s.key COLLATE "C", t.key COLLATE "C"), r.chunk_id', (after_chunk,)).fetchall()]
-            finally:
-                conn.isolation_level = None
-        return DeltaRows(int(version), int(deletions), chunk_documents, mentions, relations)
-
-    def heads_of(self, document_ids: Sequence[int]) -> list[tuple[int, str, str, str]]:
-        """``document_heads`` of these documents only."""
-        with self.db.connection() as conn:
-            rows = conn.execute(
-                "SELECT d.id, d.title, d.source, (SELECT left(c.text, 600) FROM chunks c WHERE c.document_id = d.id"
-                " ORDER BY c.position LIMIT 1) FROM documents d WHERE d.id = ANY(%s) ORDER BY d.id",
-                (list(document_ids),)).fetchall()
-        return [(int(r[0]), r[1] or "", r[2] or "", r[3] or "") for r in rows]
+        with self._consistent_read() as (conn, version, deletions):
+            chunk_documents = [(int(r[0]), int(r[1])) for r in conn.execute(
+                "SELECT c.id, c.document_id FROM chunks c JOIN kg_processed_chunks p ON p.chunk_id = c.id"
+                " WHERE c.id > %s ORDER BY c.id", (after_chunk,)).fetchall()]
+            mentions = [Mention(key=r[0], chunk_id=int(r[1]), surface=r[2], label=r[3], count=int(r[4]))
+                        for r in conn.execute(
+                # LATERAL: one index lookup per touched entity, never a pass over every mention
+                "SELECT e.key, m.chunk_id, m.surface, m.label, m.count"
+                " FROM (SELECT DISTINCT entity_id FROM kg_mentions WHERE chunk_id > %s) t"
+                " JOIN LATERAL (SELECT * FROM kg_mentions m WHERE m.entity_id = t.entity_id) m ON true"
+                " JOIN kg_entities e ON e.id = m.entity_id"
+                ' ORDER BY e.key COLLATE "C", m.chunk_id', (after_chunk,)).fetchall()]
+            pairs = ("SELECT DISTINCT least(source_id, target_id) AS a, greatest(source_id, target_id) AS b"
+                     " FROM kg_relations WHERE chunk_id > %s")
+            relations = [Relation(r[0], r[1], r[2], int(r[3]), int(r[4])) for r in conn.execute(
+                "SELECT s.key, t.key, r.relation, r.chunk_id, r.weight"
+                f" FROM ({pairs}) p JOIN LATERAL (SELECT * FROM kg_relations r WHERE (r.source_id = p.a"
+                " AND r.target_id = p.b) OR (r.source_id = p.b AND r.target_id = p.a)) r ON true"
+                " JOIN kg_entities s ON s.id = r.source_id JOIN kg_entities t ON t.id = r.target_id"
+                ' ORDER BY least(s.key COLLATE "C", t.key COLLATE "C"),'
+                ' greatest(s.key COLLATE "C", t.key COLLATE "C"), r.chunk_id', (after_chunk,)).fetchall()]
+        return DeltaRows(version, deletions, chunk_documents, mentions, relations)
 
     def stored_documents(self, document_ids: Sequence[int]) -> set[int]:
         """Which of these documents are still stored."""
