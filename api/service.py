@@ -235,7 +235,7 @@ def loaded_graph(res: Resources) -> LoadedGraph:
 def live(graph: LoadedGraph, res: Resources) -> Liveness | None:
     """What of ``graph`` is still stored, for the views to hide the rest (kg.liveness.current_liveness)."""
     store = res.runtime.store
-    return current_liveness(graph, store.corpus_state(), store.live_chunk_ids)
+    return current_liveness(graph, store.corpus_state(), store.gone_chunk_ids)
 
 
 def entity_out(e: browse.EntityView) -> EntityOut:

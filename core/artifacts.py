@@ -23,11 +23,14 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.core.db import Database, database_id
 from kgrag.core.errors import KgragError
 from psycopg.types.json import Jsonb
+
+if TYPE_CHECKING:
+    from kgrag.core.store import Store
 
 BM25, GRAPH = "bm25", "graph"
 BM25_DELTA = "bm25-delta"
@@ -141,6 +144,13 @@ class ArtifactStore:
             return self.current(kind, variant) or _missing(kind)
         return Artifact(artifact_id, kind, variant, corpus_version, sha, total, stamped)
 
+    def oldest_current_version(self, kinds: tuple[str, ...]) -> int | None:
+        """The lowest corpus version among the current artifacts of ``kinds`` (every variant); None if none."""
+        with self.db.connection() as conn:
+            row = conn.execute("SELECT min(a.corpus_version) FROM kgrag_artifact_current c JOIN kgrag_artifacts a"
+                               " ON a.id = c.artifact_id WHERE c.kind = ANY(%s)", (list(kinds),)).fetchone()
+        return None if row[0] is None else int(row[0])
+
     def retire(self, kind: str, variant: str = "") -> None:
         """Delete the current artifact of a kind (a delta folded into a new base): replicas stop finding it."""
         with self.db.transaction() as conn:
@@ -245,3 +255,11 @@ def _safe_name(name: str) -> str:
     if "/" in name or "\\" in name or name in ("", ".", "..") or name.startswith("."):
         raise ArtifactRefusedError(f"artifact file name {name!r} is not a plain name", fix="rebuild the artifact")
     return name
+
+
+def forget_published_deletions(store: Store, artifacts: ArtifactStore) -> None:
+    """After a base is published: deletion-log rows older than every published base are read by no replica
+    that has synced (core.store.Store.deleted_since), so the log stays as small as the deletes since."""
+    oldest = artifacts.oldest_current_version((BM25, GRAPH))
+    if oldest is not None:
+        store.forget_deletions_through(oldest)

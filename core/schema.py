@@ -187,9 +187,27 @@ def _v7_chunk_words(dim: int) -> str:
     return "ALTER TABLE chunks ADD COLUMN words text[];\nCREATE INDEX chunks_words ON chunks USING gin (words);"
 
 
+def _v8_deletion_log(dim: int) -> str:
+    """Which chunks each delete took, by the corpus version that took them: a replica learns what a delete
+    removed from the artifacts it serves by reading the ids deleted since their version (a few rows), not by
+    listing which of their million chunks still exist (kg.liveness, retrieval.bm25). ``deletion_log_from``
+    is the version from which the log is whole: deletes before this migration were not logged (there were
+    none when the count is 0), and pruning (Store.forget_deletions_through) raises it."""
+    del dim
+    return """
+    CREATE TABLE deleted_chunks (
+        chunk_id bigint PRIMARY KEY,
+        version  bigint NOT NULL
+    );
+    CREATE INDEX deleted_chunks_version ON deleted_chunks (version);
+    ALTER TABLE corpus_state ADD COLUMN deletion_log_from bigint NOT NULL DEFAULT 0;
+    UPDATE corpus_state SET deletion_log_from = CASE WHEN deletions = 0 THEN 0 ELSE version END;
+    """
+
+
 MIGRATIONS: list[Migration] = [_v1_documents_and_chunks, _v2_graph, _v3_relation_target_index,
                                _v4_document_status_and_hash_lookup, _v5_identity_artifacts_jobs, _v6_deletions,
-                               _v7_chunk_words]
+                               _v7_chunk_words, _v8_deletion_log]
 """Append new migrations; never edit one that has shipped."""
 
 

@@ -39,12 +39,21 @@ class CorpusState:
     deletions: int
 
 
-def _bump_corpus_version(conn: Any, *, deleted: bool = False) -> int:
-    """Every corpus change: the notification reaches listening replicas when the change commits."""
+def _bump_corpus_version(conn: Any, *, deleted: bool = False, deleted_chunks: Sequence[int] = ()) -> int:
+    """Every corpus change: the notification reaches listening replicas when the change commits. A delete's
+    chunks are logged under the version it takes, in the same transaction (the row lock on corpus_state
+    orders writers, so versions follow commit order)."""
     row = conn.execute("UPDATE corpus_state SET version = version + 1, deletions = deletions + %s WHERE id = 1"
                        " RETURNING version", (int(deleted),)).fetchone()
+    if deleted_chunks:
+        conn.execute("INSERT INTO deleted_chunks (chunk_id, version) SELECT unnest(%s::bigint[]), %s"
+                     " ON CONFLICT (chunk_id) DO NOTHING", (list(deleted_chunks), row[0]))
     conn.execute("SELECT pg_notify('kgrag_corpus', %s)", (str(row[0]),))
     return int(row[0])
+
+
+def _chunk_ids_of(conn: Any, document_id: int) -> list[int]:
+    return [int(r[0]) for r in conn.execute("SELECT id FROM chunks WHERE document_id = %s", (document_id,))]
 
 
 _CHUNK_COPY_TYPES = ("int8", "int4", "int4", "text", "int4", "vector", "jsonb")
@@ -96,6 +105,7 @@ class Store:
                 count = conn.execute("SELECT count(*) FROM chunks WHERE document_id = %s", (existing[0],))
                 return WriteResult("unchanged", int(existing[0]), int(count.fetchone()[0]))
             replaced = bool(existing) and existing[3] == "indexed"  # a pending or failed row held no chunks
+            retired = _chunk_ids_of(conn, existing[0]) if replaced else []
             if existing:
                 conn.execute("DELETE FROM documents WHERE id = %s", (existing[0],))
             row = conn.execute(
@@ -115,7 +125,7 @@ class Store:
                         (doc_id, chunk.position, chunk.page, chunk.text, chunk.token_count,
                          _vector_binary(vec), _EMPTY_JSON)
                     )
-            _bump_corpus_version(conn, deleted=replaced)
+            _bump_corpus_version(conn, deleted=replaced, deleted_chunks=retired)
         return WriteResult("replaced" if replaced else "added", doc_id, len(chunks))
 
     def mark_pending(self, docs: Sequence[LoadedDocument]) -> None:
@@ -173,11 +183,12 @@ class Store:
             entity_ids = [r[0] for r in conn.execute(
                 "SELECT DISTINCT m.entity_id FROM kg_mentions m JOIN chunks c ON c.id = m.chunk_id"
                 " WHERE c.document_id = %s", (document_id,)).fetchall()]
+            retired = _chunk_ids_of(conn, document_id)
             conn.execute("DELETE FROM documents WHERE id = %s", (document_id,))
             if entity_ids:
                 conn.execute("DELETE FROM kg_entities e WHERE e.id = ANY(%s)"
                              " AND NOT EXISTS (SELECT 1 FROM kg_mentions m WHERE m.entity_id = e.id)", (entity_ids,))
-            _bump_corpus_version(conn, deleted=True)
+            _bump_corpus_version(conn, deleted=True, deleted_chunks=retired)
         return record
 
     # -- reads ----------------------------------------------------------------------------------
@@ -204,6 +215,34 @@ class Store:
         with self.db.connection() as conn:
             rows = conn.execute("SELECT id FROM chunks WHERE id = ANY(%s)", (list(chunk_ids),)).fetchall()
         return {int(r[0]) for r in rows}
+
+    def deleted_since(self, version: int) -> np.ndarray | None:
+        """The chunk ids deleted (or replaced) after corpus ``version``, from the deletion log; None when the
+        log does not reach back that far (pruned, or older than the log): the caller lists instead."""
+        with self.db.connection() as conn:
+            row = conn.execute(
+                "SELECT (SELECT deletion_log_from FROM corpus_state WHERE id = 1),"
+                " array(SELECT chunk_id FROM deleted_chunks WHERE version > %s)", (version,)).fetchone()
+        if version < int(row[0]):
+            return None
+        return np.asarray(row[1], dtype=np.int64)
+
+    def gone_chunk_ids(self, chunk_ids: np.ndarray, since_version: int) -> np.ndarray:
+        """Which of ``chunk_ids`` (an artifact's, built at ``since_version``) are deleted now: from the log
+        when it reaches back (rows deleted since; O(deletes)), else by listing which still exist."""
+        deleted = self.deleted_since(since_version)
+        if deleted is not None:
+            return deleted[np.isin(deleted, chunk_ids)]
+        live = np.fromiter(self.live_chunk_ids(chunk_ids.tolist()), dtype=np.int64)
+        return chunk_ids[~np.isin(chunk_ids, live)]
+
+    def forget_deletions_through(self, version: int) -> None:
+        """Every artifact replicas install is built at ``version`` or later: older log rows are no longer
+        read (a replica still on an older artifact lists instead, see deleted_since)."""
+        with self.db.transaction() as conn:
+            conn.execute("UPDATE corpus_state SET deletion_log_from = greatest(deletion_log_from, %s) WHERE id = 1",
+                         (version,))
+            conn.execute("DELETE FROM deleted_chunks WHERE version <= %s", (version,))
 
     def corpus_version(self) -> int:
         return self.corpus_state().version

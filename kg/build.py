@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from kgrag.core.artifacts import GRAPH, GRAPH_DELTA, ArtifactStore
+from kgrag.core.artifacts import GRAPH, GRAPH_DELTA, ArtifactStore, forget_published_deletions
 from kgrag.core.models import Embedder
 from kgrag.core.settings import ExecutorSettings, GraphSettings
+from kgrag.core.store import Store
 from kgrag.kg import arrays as serving_arrays
 from kgrag.kg.assemble import Assembler
 from kgrag.kg.delta import GraphDelta, build_delta, words, write_delta
@@ -169,6 +170,7 @@ def build_graph(
             artifact = artifacts.publish(GRAPH, "", corpus_version, files, {"params": params, "counts": counts})
             if artifact.corpus_version == corpus_version:
                 artifacts.retire(GRAPH_DELTA)  # folded into this base (compaction)
+                forget_published_deletions(Store(store.db), artifacts)
                 install_arrays(arrays, path)
                 move_atomic(written.path, path)
                 write_sidecar(path, artifact.id, artifact.sha256)

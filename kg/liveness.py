@@ -18,7 +18,7 @@ the entities' mention counts. Both shrink a link or a count; neither adds what w
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,9 +46,9 @@ class Liveness:
         return not self.hidden[node]
 
 
-def liveness(graph: LoadedGraph, live_chunk_ids: Collection[int]) -> Liveness:
-    """The graph's chunks that are in ``live_chunk_ids`` and the nodes nothing live supports any more."""
-    live = np.isin(graph.chunk_ids, np.fromiter(live_chunk_ids, dtype=np.int64, count=len(live_chunk_ids)))
+def liveness(graph: LoadedGraph, gone_chunk_ids: np.ndarray) -> Liveness:
+    """The graph's chunks that are not in ``gone_chunk_ids`` and the nodes nothing live supports any more."""
+    live = ~np.isin(graph.chunk_ids, gone_chunk_ids)
     weight = live.astype(np.float64)
     mentioned = np.diff(graph.entity_chunks.indptr) > 0
     mentioned_live = np.asarray(graph.entity_chunks @ weight).ravel() > 0
@@ -81,19 +81,30 @@ class _LatestLiveness:
             return self._live
 
 
-def current_liveness(graph: LoadedGraph, state: CorpusState,
-                     live_chunk_ids: Callable[[list[int]], Collection[int]]) -> Liveness | None:
+GoneChunks = Callable[[np.ndarray, int], np.ndarray]
+"""(an artifact's chunk ids, the corpus version it was built at) → those deleted since (core.store.Store
+.gone_chunk_ids: the deletion log's few rows, not a listing of every chunk)."""
+
+
+def built_at(graph: LoadedGraph) -> int:
+    """The corpus version the graph's chunk columns were taken at: a delta's base, whose columns it keeps
+    (a chunk deleted between the base and the delta is still among them)."""
+    delta = graph.manifest.get("delta")
+    return int(delta["base_version"]) if delta else graph.corpus_version
+
+
+def current_liveness(graph: LoadedGraph, state: CorpusState, gone_chunk_ids: GoneChunks) -> Liveness | None:
     """What of ``graph`` is still stored at corpus ``state``: None while nothing of it is gone (no delete
     since the build: the corpus is as it was built, or only grew), else computed once per version (one query
-    for the graph's chunk ids), for the views and the traversal alike. Read the state before calling, so a
-    delete that lands meanwhile is applied, never missed."""
+    for the chunks deleted since), for the views and the traversal alike. Read the state before calling, so
+    a delete that lands meanwhile is applied, never missed."""
     deletions = graph.manifest.get("deletions")  # a delta's graph keeps its base's: the base holds what was deleted
     if state.deletions == deletions or (deletions is None and state.version == graph.corpus_version):
         return None
     version = state.version
 
     def make() -> Liveness | None:
-        live = liveness(graph, live_chunk_ids(graph.chunk_ids.tolist()))
+        live = liveness(graph, gone_chunk_ids(graph.chunk_ids, built_at(graph)))
         return None if live.live_columns.all() else live
 
     return graph.derived("liveness", lambda _: _LatestLiveness()).get(version, make)

@@ -35,7 +35,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from kgrag.core.artifacts import BM25, BM25_DELTA, Artifact, ArtifactStore, check_database
+from kgrag.core.artifacts import (
+    BM25,
+    BM25_DELTA,
+    Artifact,
+    ArtifactStore,
+    check_database,
+    forget_published_deletions,
+)
 from kgrag.core.db import advisory_lock
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import RetrievalSettings
@@ -343,6 +350,7 @@ def _publish_locked(store: Store, settings: RetrievalSettings, artifacts: Artifa
         if artifact.corpus_version != index.corpus_version:  # a newer one won the race
             return _install_published(artifacts, artifact, root)
         artifacts.retire(BM25_DELTA, kind_variant)  # folded into this base
+        forget_published_deletions(store, artifacts)
         folder = artifact_folder(root, artifact)
         try:
             tmp.rename(folder)
@@ -495,6 +503,9 @@ class BM25Retriever:
         self._index: BM25Index | None = None
         self._synced = False
         self._sync_lock = threading.Lock()
+        self._deleted_lock = threading.Lock()
+        self._deleted: tuple[tuple[int, int], np.ndarray | None] | None = None
+        """(index version, corpus version) → the chunks deleted between them: corpus state, shared by requests."""
 
     def warm(self) -> None:
         self.sync()
@@ -531,10 +542,12 @@ class BM25Retriever:
         timings["index"] = t1 - t0
         if index is None:
             return RetrievalResult(SIGNAL, (), StageStatus("skipped", self._missing_reason()), timings)
-        status = self._freshness(index)
+        current = self.store.corpus_version()
+        status = self._freshness(index, current)
         allowed = None if query.filters.empty else self._allowed_documents(query.filters)
         tokens = tokenize(query.text)
-        ranked = index.search(tokens, query.k, allowed)
+        ranked = (index.search(tokens, query.k, allowed) if index.serving_version == current
+                  else self._search_live(index, tokens, query.k, allowed, current))
         timings["search"] = time.perf_counter() - t1
         hits = tuple(
             Hit(chunk_id=cid, signal=SIGNAL, rank=i, score=score) for i, (cid, score) in enumerate(ranked, 1)
@@ -543,15 +556,41 @@ class BM25Retriever:
                        "artifact": index.artifact[:16], **delta_status(index)}
         return RetrievalResult(SIGNAL, hits, status, timings, explanation)
 
-    def _freshness(self, index: BM25Index) -> StageStatus:
-        current = self.store.corpus_version()
+    def _search_live(self, index: BM25Index, tokens: Sequence[str], k: int, allowed: np.ndarray | None,
+                     current: int) -> list[tuple[int, float]]:
+        """An index behind the corpus still holds the chunks deleted since it was built: they leave its
+        results the moment the delete commits, not when the next index is published (a delete is often a
+        privacy request). Enough more are searched that k remain, so the ranking is the index's own."""
+        deleted = self._deleted_since(index, current)
+        if deleted is None:  # the log was pruned past this index (a newer one is published): check the hits
+            ranked = index.search(tokens, 2 * k + 20, allowed)
+            live = self.store.live_chunk_ids([chunk_id for chunk_id, _ in ranked])
+            return [hit for hit in ranked if hit[0] in live][:k]
+        if not deleted.size:
+            return index.search(tokens, k, allowed)
+        ranked = index.search(tokens, k + int(deleted.size), allowed)
+        gone = np.isin(np.fromiter((chunk_id for chunk_id, _ in ranked), dtype=np.int64, count=len(ranked)), deleted)
+        return [hit for hit, out in zip(ranked, gone, strict=True) if not out][:k]
+
+    def _deleted_since(self, index: BM25Index, current: int) -> np.ndarray | None:
+        """The deletion log's rows since the index, read once per corpus version (Store.deleted_since)."""
+        key = (index.serving_version, current)
+        with self._deleted_lock:
+            if self._deleted is not None and self._deleted[0] == key:
+                return self._deleted[1]
+        deleted = self.store.deleted_since(index.serving_version)
+        with self._deleted_lock:
+            self._deleted = (key, deleted)
+        return deleted
+
+    def _freshness(self, index: BM25Index, current: int) -> StageStatus:
         if index.serving_version == current:
             return StageStatus.ran()
         if self._on_stale is not None:
             self._on_stale()
         return StageStatus("ran", f"the BM25 index is at corpus version {index.serving_version}, the corpus at "
-                                  f"{current}: changes since are not searched by BM25 until the next index is "
-                                  f"published ({MISSING_FIX})")
+                                  f"{current}: chunks added since are not searched by BM25 until the next index is "
+                                  f"published (those deleted since are already left out; {MISSING_FIX})")
 
     def _missing_reason(self) -> str:
         local = load_index(self.root)

@@ -12,7 +12,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -24,7 +24,7 @@ from kgrag.core.store import CorpusState, filters_sql
 from kgrag.core.types import Hit
 from kgrag.kg.holder import GraphHolder, graph_holder
 from kgrag.kg.linking import TITLE, LinkedEntity, Linker
-from kgrag.kg.liveness import Liveness, current_liveness
+from kgrag.kg.liveness import GoneChunks, Liveness, current_liveness
 from kgrag.kg.search import Similarity, explain, score, weigh_hops
 from kgrag.kg.serving import LoadedGraph
 from kgrag.kg.store import GraphStore
@@ -43,7 +43,7 @@ class GraphRetriever:
     name = SIGNAL
 
     def __init__(self, holder: GraphHolder, linker: Callable[[], Linker], graph_store: GraphStore,
-                 corpus_state: Callable[[], CorpusState], live_chunk_ids: Callable[[list[int]], Collection[int]],
+                 corpus_state: Callable[[], CorpusState], gone_chunk_ids: GoneChunks,
                  settings: GraphSettings,
                  embedder: Callable[[], Embedder] | None = None) -> None:
         """``embedder`` (the dense retriever's model) weighs each hop by its link sentence (kg.search.weigh_hops);
@@ -53,7 +53,7 @@ class GraphRetriever:
         self._linker = linker
         self.graph_store = graph_store
         self._corpus_state = corpus_state
-        self._live_chunk_ids = live_chunk_ids
+        self._gone_chunk_ids = gone_chunk_ids
         self.settings = settings
 
     def retrieve(self, query: Query) -> RetrievalResult:
@@ -73,7 +73,7 @@ class GraphRetriever:
             return RetrievalResult(SIGNAL, (), StageStatus(
                 "skipped", "no graph has been built yet: run `kgrag graph build` (or POST /v1/graph/build)"), timings)
         state = self._corpus_state()
-        live = current_liveness(graph, state, self._live_chunk_ids)  # None unless a delete took something
+        live = current_liveness(graph, state, self._gone_chunk_ids)  # None unless a delete took something
         status = self._freshness(graph, state.version, live)
         t1 = time.perf_counter()
         linker = self._linker()  # spaCy loads on the first graph query: a one-off cost, not linking
@@ -334,5 +334,5 @@ def build_graph_retriever(rt: Runtime) -> GraphRetriever:
     is not an error here: retrieve() reports it."""
     settings = rt.settings
     return GraphRetriever(graph_holder(rt), _LazyLinker(settings.graph, rt.spacy),
-                          GraphStore(rt.db), rt.store.corpus_state, rt.store.live_chunk_ids, settings.graph,
+                          GraphStore(rt.db), rt.store.corpus_state, rt.store.gone_chunk_ids, settings.graph,
                           embedder=rt.checked_embedder)

@@ -103,7 +103,7 @@ class ArtifactSync:
             with contextlib.suppress(KgragError, OSError, ValueError):
                 loaded = self.graph.current()
                 if loaded is not None:
-                    live = current_liveness(loaded, self.rt.store.corpus_state(), self.rt.store.live_chunk_ids)
+                    live = current_liveness(loaded, self.rt.store.corpus_state(), self.rt.store.gone_chunk_ids)
                     delta = loaded.manifest.get("delta")
                     graph = {"corpus_version": loaded.corpus_version, "sha256": installed_artifact(self.graph.path),
                              "hidden_nodes": live.hidden_count if live is not None else 0,
@@ -231,7 +231,7 @@ class ArtifactSync:
         with contextlib.suppress(KgragError, FileNotFoundError):
             graph = self.graph.current()  # a file a builder in this process wrote: load it here, not in a query
             if graph is not None:  # and what a delete took out of it (kg.liveness), before a query needs it
-                current_liveness(graph, self.rt.store.corpus_state(), self.rt.store.live_chunk_ids)
+                current_liveness(graph, self.rt.store.corpus_state(), self.rt.store.gone_chunk_ids)
 
     def _install_graph(self, artifact: Artifact) -> None:
         assert self.graph is not None

@@ -41,10 +41,10 @@ def test_the_traversal_after_a_delete_is_the_traversal_of_the_graph_built_withou
     build(runtime, nlp)
     graph = _graph(runtime)
     document = _document_id(runtime, DELETED)
-    assert current_liveness(graph, runtime.store.corpus_state(), runtime.store.live_chunk_ids) is None
+    assert current_liveness(graph, runtime.store.corpus_state(), runtime.store.gone_chunk_ids) is None
 
-    def listed(_ids: list[int]) -> set[int]:
-        raise AssertionError("no delete since the build: nothing to list")
+    def listed(_ids: np.ndarray, _since: int) -> np.ndarray:
+        raise AssertionError("no delete since the build: nothing to look up")
 
     # An upload moves the corpus version, not the delete count: the graph is known whole without a query.
     Ingestor(runtime.store, runtime.embedder, runtime.settings.chunking, runtime.settings.embedding).ingest_documents(
@@ -52,7 +52,7 @@ def test_the_traversal_after_a_delete_is_the_traversal_of_the_graph_built_withou
     assert runtime.store.corpus_state().version > graph.corpus_version
     assert current_liveness(graph, runtime.store.corpus_state(), listed) is None
     runtime.store.delete_document(document)
-    live = current_liveness(graph, runtime.store.corpus_state(), runtime.store.live_chunk_ids)
+    live = current_liveness(graph, runtime.store.corpus_state(), runtime.store.gone_chunk_ids)
     assert live is not None
     assert live.hidden[graph.document_node(document)] and live.hidden[graph.node_of("lisbon")]
     assert live.shows(graph.node_of("miriam okafor")) and live.shows(graph.node_of("harlow biotech"))
