@@ -577,9 +577,14 @@ def freshness_section(f: dict[str, Any]) -> list[str]:
         f"**{add['all_signals_on_b_s']} s** after the ingest began; new chunks B's signals return for the documents' "
         f"titles: {add['found_on_b']}.",
         f"- **Delete:** the 100 documents deleted in {delete['deletes_s']} s; no chunk of theirs in any signal on "
-        f"either replica **{delete['gone_on_both_s']} s** after the first delete (dense reads the database, the "
-        f"graph hides them at once, BM25 once the delta that retires them is installed); found afterwards: "
-        f"{delete['found_after']}.",
+        f"either replica **{delete['gone_on_both_s']} s** after the first delete ("
+        + (f"each replica's first query in every signal after it included; dense reads the database, BM25 and the "
+           f"graph leave out the chunks the deletion log names). Found on every question before BM25 published: "
+           f"{delete['found_before_publish']}; after its publish ({delete['bm25_publish']['wall_s']} s): "
+           if "found_before_publish" in delete else
+           "dense reads the database, the graph hides them at once, BM25 once the delta that retires them is "
+           "installed); found afterwards: ")
+        + f"{delete['found_after']}.",
         f"- **10 deltas pending:** ten rounds of 10 documents, each with its BM25 publish and graph build "
         f"(graph build wall {min(graph_walls)}-{max(graph_walls)} s, of which inside build_graph "
         f"{min(inside)}-{max(inside)} s: the rest is the process start and loading spaCy and the models); "
