@@ -22,7 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 from kgrag.core.store import CorpusState
 from kgrag.kg.serving import LoadedGraph
 
@@ -47,21 +46,29 @@ class Liveness:
 
 
 def liveness(graph: LoadedGraph, gone_chunk_ids: np.ndarray) -> Liveness:
-    """The graph's chunks that are not in ``gone_chunk_ids`` and the nodes nothing live supports any more."""
+    """The graph's chunks that are not in ``gone_chunk_ids`` and the nodes nothing live supports any more.
+
+    Only what the gone chunks touch is looked at: the nodes they mention or are homed in, then the matrix
+    entries that point at a node now hidden. A delete of a few documents costs the few rows they reach
+    (and one pass over the entries' columns), not a product of every matrix with the corpus."""
     live = ~np.isin(graph.chunk_ids, gone_chunk_ids)
+    gone_columns = np.flatnonzero(~live)
+    touched = np.unique(np.concatenate([graph.chunk_entities[gone_columns].indices,
+                                        graph.chunk_home[gone_columns]])).astype(np.int64)
+    touched = touched[touched >= 0]  # -1: a chunk whose document has no node
     weight = live.astype(np.float64)
-    mentioned = np.diff(graph.entity_chunks.indptr) > 0
-    mentioned_live = np.asarray(graph.entity_chunks @ weight).ravel() > 0
-    homed = np.diff(graph.home.indptr) > 0
-    home_live = np.asarray(graph.home @ weight).ravel() > 0
-    hidden = np.where(homed, ~home_live, mentioned & ~mentioned_live)
-    gone = hidden.astype(np.float64)
+    home, mentions = graph.home[touched], graph.entity_chunks[touched]
+    homed, mentioned = np.diff(home.indptr) > 0, np.diff(mentions.indptr) > 0
+    home_live, mentioned_live = np.asarray(home @ weight).ravel() > 0, np.asarray(mentions @ weight).ravel() > 0
+    hidden = np.zeros(graph.node_count, dtype=bool)
+    hidden[touched] = np.where(homed, ~home_live, mentioned & ~mentioned_live)
     transition = graph.transition
-    structure = sp.csr_matrix((np.ones(transition.indices.size), transition.indices, transition.indptr),
-                              shape=transition.shape)
-    live_edges = np.diff(transition.indptr) - np.rint(np.asarray(structure @ gone).ravel()).astype(np.int64)
+    into_hidden = np.flatnonzero(hidden[transition.indices])  # entries whose column is hidden
+    rows = np.searchsorted(transition.indptr, into_hidden, side="right") - 1
+    live_edges = np.diff(transition.indptr) - np.bincount(rows, minlength=graph.node_count)
+    lost = np.bincount(rows, weights=np.asarray(transition.data)[into_hidden], minlength=graph.node_count)
     live_edges[hidden] = 0  # a hidden node keeps no row at all
-    keep = np.where(live_edges > 0, 1.0 - np.asarray(transition @ gone).ravel(), 0.0)  # 0: no row left (dangling)
+    keep = np.where(live_edges > 0, 1.0 - lost, 0.0)  # 0: no row left (dangling)
     return Liveness(live_columns=live, hidden=hidden, keep=keep, degree=np.maximum(live_edges, 1),
                     hidden_count=int(hidden.sum()))
 
