@@ -590,7 +590,10 @@ def freshness_section(f: dict[str, Any]) -> list[str]:
         f"{min(inside)}-{max(inside)} s: the rest is the process start and loading spaCy and the models); "
         f"retrieval+fusion on B then: p50 **{f['pending_latency_b']['p50_ms']} ms**, p95 "
         f"{f['pending_latency_b']['p95_ms']} ms.",
-        f"- **Compaction** at niceness 10 while B serves: `kgrag graph build --full` "
+        "- **Compaction** at niceness 10 while B serves"
+        + (f" (carried from the run at commit {f['carried']['compaction']['commit']}, "
+           f"{f['carried']['compaction']['started']}: `--carry-compaction`)" if "carried" in f else "")
+        + ": `kgrag graph build --full` "
         f"{comp['graph_build']['wall_s']} s, "
         f"peak {comp['graph_build']['peak_rss_mb']} MB; `kgrag index build --force` {comp['bm25_build']['wall_s']} s, "
         f"peak {comp['bm25_build']['peak_rss_mb']} MB. B's queries meanwhile: p50 "
