@@ -193,6 +193,7 @@ def run(home: Path, out: dict[str, Any], carry: dict[str, Any] | None = None) ->
         until(lambda: b.serves() == (version, version))
         add["all_signals_on_b_s"] = round(time.perf_counter() - t0, 2)
         add["found_on_b"] = b.found(new, [f"Survey {word(i)}" for i in range(DOCUMENTS)])
+        until(lambda: a.serves() == (version, version))  # A loads the delta too, as its sync thread would
         out["add"] = add
         harness.log(f"add: every signal serves the 100 documents on B {add['all_signals_on_b_s']} s after the ingest "
                     f"began; found on B {add['found_on_b']}")
