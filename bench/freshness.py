@@ -236,8 +236,8 @@ def run(home: Path, out: dict[str, Any], carry: dict[str, Any] | None = None) ->
         harness.log(f"10 deltas pending: retrieval+fusion on B {out['pending_latency_b']}")
 
         if carry is not None:  # 4. carried from a run of the same bench (a whole build: nothing above changes it)
-            for key in ("compaction", "after_compaction_latency_b"):
-                out[key] = carry[key]
+            out["compaction"] = {"latency_b_before": carry["pending_latency_b"], **carry["compaction"]}
+            out["after_compaction_latency_b"] = carry["after_compaction_latency_b"]
             out["carried"] = {"compaction": {"commit": carry["commit"], "started": carry["started"]}}
             a.close()
             b.close()
@@ -246,7 +246,7 @@ def run(home: Path, out: dict[str, Any], carry: dict[str, Any] | None = None) ->
         # 4. compaction while B serves
         during: list[float] = []
         done = threading.Event()
-        compaction: dict[str, Any] = {}
+        compaction: dict[str, Any] = {"latency_b_before": out["pending_latency_b"]}  # its p95 ratio's baseline
 
         def compact() -> None:
             compaction["graph_build"] = graph("graph build --full (compaction)", full=True, nice=True)

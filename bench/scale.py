@@ -563,6 +563,7 @@ def render(results: dict[str, Any]) -> str:
 def freshness_section(f: dict[str, Any]) -> list[str]:
     """Issue 29's run of bench/freshness.py on this corpus, from its own JSON (its own commit and time)."""
     add, delete, comp = f["add"], f["delete"], f["compaction"]
+    before = comp.get("latency_b_before", f["pending_latency_b"])  # the p95 baseline of the run the compaction ran in
     rounds = f["rounds"]
     graph_walls = [r["graph_build"]["wall_s"] for r in rounds]
     inside = [r["graph_build"]["build_s"] for r in rounds]
@@ -598,7 +599,7 @@ def freshness_section(f: dict[str, Any]) -> list[str]:
         f"peak {comp['graph_build']['peak_rss_mb']} MB; `kgrag index build --force` {comp['bm25_build']['wall_s']} s, "
         f"peak {comp['bm25_build']['peak_rss_mb']} MB. B's queries meanwhile: p50 "
         f"{comp['latency_b_during']['p50_ms']} ms, p95 {comp['latency_b_during']['p95_ms']} ms over "
-        f"{comp['latency_b_during']['queries']} queries (before: p95 {f['pending_latency_b']['p95_ms']} ms).", "",
+        f"{comp['latency_b_during']['queries']} queries (before, in the same run: p95 {before['p95_ms']} ms).", "",
     ]
 
 
@@ -623,6 +624,7 @@ def measured(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
     f = results.get("freshness")
     if f:
         add, comp = f["add"], f["compaction"]
+        before = comp.get("latency_b_before", f["pending_latency_b"])
         out["100 documents added: every signal serves them on a second replica"] = {
             "value": add["all_signals_on_b_s"], "note": "from the ingest's start"}
         out["100 documents added: builder peak RSS"] = {
@@ -636,8 +638,8 @@ def measured(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
             "value": max(comp["graph_build"]["peak_rss_mb"], comp["bm25_build"]["peak_rss_mb"]),
             "note": "the larger of the whole graph and BM25 builds"}
         out["compaction: query p95 while it runs, against before"] = {
-            "value": round(comp["latency_b_during"]["p95_ms"] / f["pending_latency_b"]["p95_ms"], 2),
-            "note": f"{comp['latency_b_during']['p95_ms']} ms against {f['pending_latency_b']['p95_ms']} ms"}
+            "value": round(comp["latency_b_during"]["p95_ms"] / before["p95_ms"], 2),
+            "note": f"{comp['latency_b_during']['p95_ms']} ms against {before['p95_ms']} ms"}
     ld = results.get("graph_load")
     if ld and "seconds" in ld:
         out["graph load into a replica"] = {"value": ld["seconds"], "note": f"arrays mapped: {ld['mapped']}"}
