@@ -205,9 +205,21 @@ def _v8_deletion_log(dim: int) -> str:
     """
 
 
+def _v9_processed_order(dim: int) -> str:
+    """The order the graph builder processed chunks in: chunk ids are taken when an upload inserts, not when it
+    commits, so a slow upload can commit chunks below ids a graph base already holds. A delta takes the chunks
+    above its base's last id; one processed after the base but below that id is found by this order, and the
+    build is whole instead (kg.build._try_delta)."""
+    del dim
+    return """
+    ALTER TABLE kg_processed_chunks ADD COLUMN seq bigserial;
+    CREATE INDEX kg_processed_chunks_seq ON kg_processed_chunks (seq);
+    """
+
+
 MIGRATIONS: list[Migration] = [_v1_documents_and_chunks, _v2_graph, _v3_relation_target_index,
                                _v4_document_status_and_hash_lookup, _v5_identity_artifacts_jobs, _v6_deletions,
-                               _v7_chunk_words, _v8_deletion_log]
+                               _v7_chunk_words, _v8_deletion_log, _v9_processed_order]
 """Append new migrations; never edit one that has shipped."""
 
 

@@ -319,17 +319,22 @@ class Store:
             yield version, rows
 
     @contextmanager
-    def chunks_since(self, last_id: int, *, batch_size: int = 2000
+    def chunks_since(self, last_id: int, indexed: np.ndarray, *, batch_size: int = 2000
                      ) -> Iterator[tuple[int, np.ndarray, Iterator[tuple[int, int, str, str]]]]:
         """For a BM25 delta, in one REPEATABLE READ snapshot: the corpus version, the ids of the chunks up to
-        ``last_id`` that still exist (sorted), and (chunk id, document id, title, text) of every chunk after it.
+        ``last_id`` that still exist (sorted), and (chunk id, document id, title, text) of every chunk the base
+        (``indexed``: its chunk ids, sorted) lacks.
 
-        Chunk ids only grow, and a replaced document's new version gets new ones, so "after the base's last
-        id" is exactly what was written since the base was built."""
+        Those are the chunks after the base's last id, and any below it that the base never saw: ids are
+        taken when a writer inserts, not when it commits, so an upload that commits after a faster one can
+        hold lower ids than chunks already indexed."""
         with self._snapshot() as (conn, version):
             live = np.fromiter((r[0] for r in conn.execute(
                 "SELECT id FROM chunks WHERE id <= %s ORDER BY id", (last_id,))), dtype=np.int64)
-            with closing(_index_rows(conn, " WHERE c.id > %s", (last_id,), batch_size)) as rows:
+            late = np.setdiff1d(live, indexed, assume_unique=True)
+            where, params = ((" WHERE c.id > %s OR c.id = ANY(%s)", (last_id, late.tolist())) if late.size
+                             else (" WHERE c.id > %s", (last_id,)))
+            with closing(_index_rows(conn, where, params, batch_size)) as rows:
                 yield version, live, rows
 
     @contextmanager

@@ -148,6 +148,7 @@ def build_graph(
         with store.snapshot() as snapshot:  # its rows stream into the file, never held whole
             corpus_version = snapshot.corpus_version
             manifest = {"format": FORMAT, "corpus_version": corpus_version, "deletions": snapshot.deletions,
+                        "processed_seq": snapshot.processed_seq,
                         "params": params, "database_id": artifacts.database_id()}
             written = write_graph(snapshot, manifest, layer, path.parent, sink=assembler)
         del layer
@@ -195,6 +196,9 @@ def _try_delta(store: GraphStore, settings: GraphSettings, path: Path, artifacts
     base = load_graph(path, document_edge_weight=settings.document_edge_weight)
     if len(base.chunk_ids) < settings.delta_min_chunks:
         return None
+    last = int(base.chunk_ids.max())
+    if "processed_seq" not in base.manifest or store.processed_out_of_order(base.manifest["processed_seq"], last):
+        return None  # a base from before the order was kept, or an upload that committed below its last id
     previous = artifacts.current(GRAPH_DELTA)
     since = (previous.manifest.get("deleting_since") if previous is not None
              and previous.manifest.get("base_artifact") == published.sha256 else None)

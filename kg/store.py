@@ -32,6 +32,8 @@ class GraphSnapshot:
     mentions: Iterable[Mention]
     relations: Iterable[Relation]
     chunk_documents: list[tuple[int, int]]
+    processed_seq: int = 0
+    """The last kg_processed_chunks.seq the snapshot holds: a delta checks what was processed after it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +97,8 @@ class GraphStore:
         """
         with self.db.transaction() as conn:
             conn.execute("TRUNCATE kg_processed_chunks, kg_relations, kg_mentions, kg_entities")
+            # the processing order starts again too, so a rebuild writes the same graph file, byte for byte
+            conn.execute("SELECT setval(pg_get_serial_sequence('kg_processed_chunks', 'seq'), 1, false)")
             _set_params(conn, params)
 
     def record_params(self, params: str) -> None:
@@ -180,8 +184,9 @@ class GraphStore:
                 "SELECT c.id, c.document_id FROM chunks c JOIN kg_processed_chunks p ON p.chunk_id = c.id"
                 " ORDER BY c.id"
             ).fetchall()]
+            processed_seq = int(conn.execute("SELECT coalesce(max(seq), 0) FROM kg_processed_chunks").fetchone()[0])
             yield GraphSnapshot(version, deletions, _mentions(conn, batch_size), _relations(conn, batch_size),
-                                chunk_documents)
+                                chunk_documents, processed_seq)
 
     @contextmanager
     def _consistent_read(self) -> Iterator[tuple[Any, int, int]]:
@@ -307,6 +312,13 @@ class GraphStore:
             if on_progress:
                 on_progress(done, total)
         return done
+
+    def processed_out_of_order(self, after_seq: int, up_to_chunk: int) -> int:
+        """Chunks processed after a base (seq above ``after_seq``) whose ids are at or below its last chunk: an
+        upload that committed after the base was built, holding ids taken before a faster one's."""
+        with self.db.connection() as conn:
+            return int(conn.execute("SELECT count(*) FROM kg_processed_chunks WHERE seq > %s AND chunk_id <= %s",
+                                    (after_seq, up_to_chunk)).fetchone()[0])
 
     def processed_chunk_count(self) -> int:
         with self.db.connection() as conn:

@@ -124,7 +124,7 @@ def build_delta(store: Store, base: BM25Index, tokenize: Any, index_text: Any) -
     if stats is None:
         return None
     last = int(base.chunk_ids[-1]) if base.size else 0
-    with store.chunks_since(last) as (version, live_base_ids, added):
+    with store.chunks_since(last, np.asarray(base.chunk_ids, dtype=np.int64)) as (version, live_base_ids, added):
         chunk_ids, document_ids, corpus = [], [], []
         for chunk_id, document_id, title, text in added:
             chunk_ids.append(chunk_id)
