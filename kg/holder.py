@@ -16,14 +16,15 @@ import threading
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from kgrag.core.artifacts import ArtifactRefusedError, check_database
 from kgrag.core.runtime import Runtime
 from kgrag.kg import arrays
 from kgrag.kg.assemble import from_node_link
 from kgrag.kg.delta import GraphDelta, read_delta
-from kgrag.kg.graphfile import GRAPH_FILE, installed_artifact, read_data, write_sidecar
-from kgrag.kg.overlay import with_delta
+from kgrag.kg.graphfile import GRAPH_FILE, installed_artifact, read_data, read_networkx, write_sidecar
+from kgrag.kg.overlay import networkx_with_delta, with_delta
 from kgrag.kg.serving import LoadedGraph, Signature
 
 DELTA_SIDECAR = "artifact.json"
@@ -77,6 +78,13 @@ def local_delta(path: Path) -> GraphDelta | None:
         return None
     delta = read_delta(folder)
     return delta if delta.base_artifact == installed_artifact(path) else None
+
+
+def read_served_networkx(path: Path) -> Any:
+    """The graph file as networkx, with the delta installed beside it laid over (what this home serves)."""
+    g = read_networkx(path)
+    delta = local_delta(path)
+    return g if delta is None else networkx_with_delta(g, delta)
 
 
 def install_delta_folder(src: Path, path: Path, sha256: str) -> None:

@@ -187,6 +187,29 @@ def with_delta(base: LoadedGraph, delta: GraphDelta, *, document_edge_weight: fl
     )
 
 
+def networkx_with_delta(g: Any, delta: GraphDelta) -> Any:
+    """The base file's networkx graph with the delta's records laid over it, as ``with_delta`` lays them over the
+    serving arrays: the exports, the HTML view and `kgrag graph stats` show what queries are answered from, not
+    the base alone. A node record replaces the fields it holds, an edge record the whole edge (or drops it).
+    PageRank, a whole-build statistic, is the base's: new nodes have none until compaction."""
+    for record in delta.nodes:
+        attrs = {k: v for k, v in record.items() if k != "id"}
+        if g.has_node(record["id"]):
+            g.nodes[record["id"]].update(attrs)
+        else:
+            g.add_node(record["id"], **attrs)
+    for record in delta.edges:
+        source, target = record["source"], record["target"]
+        if g.has_edge(source, target):
+            g.remove_edge(source, target)
+        if not record.get(REMOVED):
+            g.add_edge(source, target, **{k: v for k, v in record.items() if k not in ("source", "target")})
+    manifest = dict(g.graph.get("manifest", {}))
+    g.graph["manifest"] = {**manifest, "corpus_version": delta.corpus_version,
+                           "delta": {"base_version": manifest.get("corpus_version"), "chunks": delta.size}}
+    return g
+
+
 def _row(matrix: sp.csr_matrix, row: int) -> Row:
     span = slice(int(matrix.indptr[row]), int(matrix.indptr[row + 1]))
     return np.asarray(matrix.indices[span]), np.asarray(matrix.data[span])

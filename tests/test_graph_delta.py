@@ -17,7 +17,8 @@ from kgrag.core.runtime import Runtime
 from kgrag.core.settings import GraphSettings
 from kgrag.kg.build import build_graph
 from kgrag.kg.delta import Overlay
-from kgrag.kg.holder import delta_folder, graph_holder, load_graph
+from kgrag.kg.graphfile import read_networkx
+from kgrag.kg.holder import delta_folder, graph_holder, load_graph, read_served_networkx
 from kgrag.kg.serving import LoadedGraph
 from kgrag.kg.store import GraphStore
 from kgrag.retrieval.base import Query
@@ -154,10 +155,18 @@ def test_a_delta_serves_what_a_whole_build_of_the_same_corpus_serves(
     assert laid is not None and laid.manifest["delta"]["chunks"] == ingested.chunks_written + more.chunks_written
     delta_rankings = _rankings(rt)
 
+    served_nx = read_served_networkx(rt.settings.graph_path)  # what exports and `graph stats` read
+
     build_graph(GraphStore(rt.db), rt.settings.graph, rt.settings.graph_path, nlp, full=True, embedder=rt.embedder)
     assert rt.artifacts.current(GRAPH_DELTA) is None and not delta_folder(rt.settings.graph_path).exists()
     whole = load_graph(rt.settings.graph_path, document_edge_weight=rt.settings.graph.document_edge_weight)
     assert "delta" not in whole.manifest
+    whole_nx = read_networkx(rt.settings.graph_path)
+    assert served_nx.graph["manifest"]["delta"]["chunks"] == laid.manifest["delta"]["chunks"]
+    assert {n: (d.get("kind"), d.get("name"), d.get("label")) for n, d in served_nx.nodes(data=True)} == {
+        n: (d.get("kind"), d.get("name"), d.get("label")) for n, d in whole_nx.nodes(data=True)}
+    assert {frozenset((a, b)): d["kind"] for a, b, d in served_nx.edges(data=True)} == {
+        frozenset((a, b)): d["kind"] for a, b, d in whole_nx.edges(data=True)}
 
     assert sorted(laid.keys) == sorted(whole.keys)
     assert {k: (laid.names[laid.index[k]], laid.labels[laid.index[k]]) for k in laid.keys} == {

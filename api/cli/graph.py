@@ -128,7 +128,7 @@ def stats(
 
     Example:  kgrag graph stats --top 20
     """
-    from kgrag.kg.graphfile import read_networkx
+    from kgrag.kg.holder import read_served_networkx
     from kgrag.kg.store import GraphStore
     from kgrag.retrieval.sync import fetch_published_graph
 
@@ -137,7 +137,7 @@ def stats(
         path = rt.settings.graph_path
         counts = GraphStore(rt.db).counts()
         version = rt.store.corpus_version()
-        g = read_networkx(path) if path.exists() else None
+        g = read_served_networkx(path) if path.exists() else None
     console.print(f"database: {counts['entities']} entities, {counts['mentions']} mentions, "
                   f"{counts['relations']} relations; "
                   f"{counts['processed_chunks']} of {counts['chunks']} chunks processed")
@@ -147,8 +147,11 @@ def stats(
     manifest = g.graph.get("manifest", {})
     built = manifest.get("corpus_version")
     freshness = "current" if built == version else f"STALE (corpus is at version {version}): run `kgrag graph build`"
+    delta = manifest.get("delta")
+    laid = (f"base built at corpus version {delta['base_version']} with a delta of {delta['chunks']} chunks to "
+            f"version {built}" if delta else f"built at corpus version {built}")
     console.print(f"graph file {path}: {g.number_of_nodes()} entities, {g.number_of_edges()} edges, "
-                  f"built at corpus version {built} — {freshness}")
+                  f"{laid} — {freshness}")
     console.print(f"spaCy model {manifest.get('params', {}).get('spacy_model_version')}")
     if top:
         table = Table(title=f"top {top} entities by PageRank")
@@ -183,7 +186,7 @@ def export(
               kgrag graph export -f graphml -o graph.graphml --top 500 --by degree
     """
     from kgrag.kg import export as ex
-    from kgrag.kg.graphfile import read_networkx
+    from kgrag.kg.holder import read_served_networkx
     from kgrag.kg.store import GraphStore
     from kgrag.retrieval.sync import fetch_published_graph
 
@@ -192,7 +195,7 @@ def export(
         path = rt.settings.graph_path
         if not path.exists():
             raise GraphMissingError(f"no graph file at {path}", fix="run `kgrag graph build` first")
-        g = ex.live_view(read_networkx(path), rt.store)  # nothing from a document deleted since the build
+        g = ex.live_view(read_served_networkx(path), rt.store)  # nothing from a document deleted since the build
         if fmt is ExportFormat.html:
             from kgrag.api.ui_export import live_page
 

@@ -78,14 +78,14 @@ _MEDIA = {"graphml": "application/graphml+xml", "json": "application/json", "htm
 def _export(res: Resources, fmt: str, entity: str | None, hops: int, top: int | None, by: str) -> bytes:
     """B's exporters write files; a temporary one keeps this route a thin wrapper over them."""
     from kgrag.kg import export as ex
-    from kgrag.kg.graphfile import read_networkx
+    from kgrag.kg.holder import read_served_networkx
     from kgrag.kg.store import GraphStore
 
     path = res.settings.graph_path
     if not path.exists():
         raise GraphMissingError("no graph has been built yet",  # the server's file layout is not the client's business
                                 fix="start a build with POST /v1/graph/build, then poll its job")
-    g = ex.live_view(read_networkx(path), res.runtime.store)  # nothing from a document deleted since the build
+    g = ex.live_view(read_served_networkx(path), res.runtime.store)  # nothing from a document deleted since the build
     if fmt == "html":  # the web UI's Graph page with its views inlined (api/ui_export.py)
         from kgrag.api.ui_export import live_page
 
