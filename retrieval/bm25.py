@@ -156,28 +156,34 @@ class BM25Index:
         return replace(self, delta=delta, retired_rows=rows)
 
     def search(self, tokens: Sequence[str], k: int, allowed_documents: np.ndarray | None = None,
-               ) -> list[tuple[int, float]]:
+               hidden_chunks: np.ndarray | None = None) -> list[tuple[int, float]]:
         """(chunk id, score) best first; only chunks sharing a term with the query (score > 0).
 
         With a filter the whole score vector is masked before selection, so k results remain
         whenever k allowed chunks match at all. Ties go to the lower chunk id. With a delta, the base's
-        retired rows are masked the same way and the delta's best k join by score.
+        retired rows are masked the same way and the delta's best k join by score. ``hidden_chunks`` (chunk ids
+        deleted since the index was built: retrieval.bm25.BM25Retriever) are masked too.
         """
-        ranked = self._search_base(tokens, k, allowed_documents)
+        ranked = self._search_base(tokens, k, allowed_documents, hidden_chunks)
         if self.delta is None:
             return ranked
-        merged = ranked + self.delta.search(tokens, k, allowed_documents)
+        merged = ranked + self.delta.search(tokens, k, allowed_documents, hidden_chunks)
         return sorted(merged, key=lambda hit: (-hit[1], hit[0]))[:k]
 
     def _search_base(self, tokens: Sequence[str], k: int, allowed_documents: np.ndarray | None,
-                     ) -> list[tuple[int, float]]:
+                     hidden_chunks: np.ndarray | None) -> list[tuple[int, float]]:
         if self.scorer is None or not tokens or k <= 0:
             return []
         ids = self.scorer.get_tokens_ids(list(tokens))
         if not ids:
             return []
         scores = self.scorer.get_scores_from_ids(ids)
-        return top_hits(scores, self.chunk_ids, self.document_ids, k, allowed_documents, self.retired_rows)
+        masked = self.retired_rows
+        if hidden_chunks is not None and hidden_chunks.size:  # rows by binary search: the base is in id order
+            pos = np.minimum(np.searchsorted(self.chunk_ids, hidden_chunks), max(self.size - 1, 0))
+            rows = pos[np.asarray(self.chunk_ids)[pos] == hidden_chunks] if self.size else pos[:0]
+            masked = rows if masked is None else np.concatenate([masked, rows])
+        return top_hits(scores, self.chunk_ids, self.document_ids, k, allowed_documents, masked)
 
 
 def index_params(settings: RetrievalSettings) -> dict[str, Any]:
@@ -560,17 +566,13 @@ class BM25Retriever:
                      current: int) -> list[tuple[int, float]]:
         """An index behind the corpus still holds the chunks deleted since it was built: they leave its
         results the moment the delete commits, not when the next index is published (a delete is often a
-        privacy request). Enough more are searched that k remain, so the ranking is the index's own."""
+        privacy request). They are masked before selection, so k others remain and the ranking is the index's own."""
         deleted = self._deleted_since(index, current)
         if deleted is None:  # the log was pruned past this index (a newer one is published): check the hits
             ranked = index.search(tokens, 2 * k + 20, allowed)
             live = self.store.live_chunk_ids([chunk_id for chunk_id, _ in ranked])
             return [hit for hit in ranked if hit[0] in live][:k]
-        if not deleted.size:
-            return index.search(tokens, k, allowed)
-        ranked = index.search(tokens, k + int(deleted.size), allowed)
-        gone = np.isin(np.fromiter((chunk_id for chunk_id, _ in ranked), dtype=np.int64, count=len(ranked)), deleted)
-        return [hit for hit, out in zip(ranked, gone, strict=True) if not out][:k]
+        return index.search(tokens, k, allowed, deleted if deleted.size else None)
 
     def _deleted_since(self, index: BM25Index, current: int) -> np.ndarray | None:
         """The deletion log's rows since the index, read once per corpus version (Store.deleted_since)."""

@@ -69,15 +69,18 @@ class BM25Delta:
     def size(self) -> int:
         return len(self.chunk_ids)
 
-    def search(self, tokens: Sequence[str], k: int, allowed_documents: np.ndarray | None) -> list[tuple[int, float]]:
-        """(chunk id, score) of the delta's chunks, best first; repeated query terms count again, as in bm25s."""
+    def search(self, tokens: Sequence[str], k: int, allowed_documents: np.ndarray | None,
+               hidden_chunks: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """(chunk id, score) of the delta's chunks, best first; repeated query terms count again, as in bm25s.
+        ``hidden_chunks`` (chunk ids deleted since) are masked before selection, so k others remain."""
         columns = [self.terms[t] for t in tokens if t in self.terms]
         if not columns or not self.size or k <= 0:
             return []
         counts = Counter(columns)
         picked = self.scores[:, list(counts)]
         scores = np.asarray(picked @ np.array(list(counts.values()), dtype=np.float64)).ravel()
-        return top_hits(scores, self.chunk_ids, self.document_ids, k, allowed_documents)
+        masked = None if hidden_chunks is None else np.flatnonzero(np.isin(self.chunk_ids, hidden_chunks))
+        return top_hits(scores, self.chunk_ids, self.document_ids, k, allowed_documents, masked)
 
 
 def top_hits(scores: np.ndarray, chunk_ids: np.ndarray, document_ids: np.ndarray, k: int,

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 from kgrag.core.runtime import Runtime
+from kgrag.core.settings import RetrievalSettings
 from kgrag.kg.holder import load_graph
 from kgrag.kg.liveness import current_liveness
 from kgrag.retrieval.base import Query
@@ -114,3 +115,21 @@ def test_the_graphs_liveness_reads_the_log_not_every_chunk(runtime: Runtime, nlp
     assert live is not None
     assert sorted(graph.chunk_ids[~live.live_columns].tolist()) == sorted(gone)
     assert live.hidden[graph.document_node(document)] and live.hidden[graph.node_of("lisbon")]
+
+
+def test_bm25_masks_deletes_in_its_base_and_its_delta(make_settings: Any, embedder: Any) -> None:
+    settings = make_settings(retrieval=RetrievalSettings(bm25_delta_min_chunks=0, bm25_delta_max_share=1.0))
+    with Runtime(settings, embedder=embedder) as rt:
+        base_report = ingest(rt, planted_loaded([*FILLER, *GLACIERS[:2]]))
+        delta_report = ingest(rt, planted_loaded(GLACIERS[2:]))
+        retriever = BM25Retriever(rt.store, rt.settings.retrieval, rt.settings.index_dir)
+        index = retriever.current_index()
+        assert index is not None and index.delta is not None and index.delta.size
+        everything = [chunk_id for chunk_id, _ in index.search(tokenize("glacier"), 10)]
+        assert len(everything) == 4
+        gone = set()
+        for document_id in (base_report.document_ids["g1"], delta_report.document_ids["g3"]):
+            gone |= set(_chunk_ids(rt, document_id))
+            rt.store.delete_document(document_id)
+        assert _ranked(retriever, "glacier", 5) == [c for c in everything if c not in gone]
+        assert retriever.current_index() is index
