@@ -238,7 +238,8 @@ def run(home: Path, out: dict[str, Any], carry: dict[str, Any] | None = None) ->
         if carry is not None:  # 4. carried from a run of the same bench (a whole build: nothing above changes it)
             out["compaction"] = {"latency_b_before": carry["pending_latency_b"], **carry["compaction"]}
             out["after_compaction_latency_b"] = carry["after_compaction_latency_b"]
-            out["carried"] = {"compaction": {"commit": carry["commit"], "started": carry["started"]}}
+            out["carried"] = {"compaction": carry.get("carried", {}).get("compaction")  # the run that measured it
+                              or {"commit": carry["commit"], "started": carry["started"]}}
             a.close()
             b.close()
             return out
