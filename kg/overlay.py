@@ -192,12 +192,8 @@ def networkx_with_delta(g: Any, delta: GraphDelta) -> Any:
     serving arrays: the exports, the HTML view and `kgrag graph stats` show what queries are answered from, not
     the base alone. A node record replaces the fields it holds, an edge record the whole edge (or drops it).
     PageRank, a whole-build statistic, is the base's: new nodes have none until compaction."""
-    for record in delta.nodes:
-        attrs = {k: v for k, v in record.items() if k != "id"}
-        if g.has_node(record["id"]):
-            g.nodes[record["id"]].update(attrs)
-        else:
-            g.add_node(record["id"], **attrs)
+    for record in delta.nodes:  # add_node updates a node that exists: only the record's fields change
+        g.add_node(record["id"], **{k: v for k, v in record.items() if k != "id"})
     for record in delta.edges:
         source, target = record["source"], record["target"]
         if g.has_edge(source, target):

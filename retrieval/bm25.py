@@ -180,8 +180,8 @@ class BM25Index:
         scores = self.scorer.get_scores_from_ids(ids)
         masked = self.retired_rows
         if hidden_chunks is not None and hidden_chunks.size:  # rows by binary search: the base is in id order
-            pos = np.minimum(np.searchsorted(self.chunk_ids, hidden_chunks), max(self.size - 1, 0))
-            rows = pos[np.asarray(self.chunk_ids)[pos] == hidden_chunks] if self.size else pos[:0]
+            pos = np.minimum(np.searchsorted(self.chunk_ids, hidden_chunks), self.size - 1)  # a scorer: size > 0
+            rows = pos[np.asarray(self.chunk_ids)[pos] == hidden_chunks]
             masked = rows if masked is None else np.concatenate([masked, rows])
         return top_hits(scores, self.chunk_ids, self.document_ids, k, allowed_documents, masked)
 
