@@ -2,7 +2,7 @@
 
 The linking and traversal live in kg/; this module adapts them to the Retriever interface and adds
 what a serving stage owes its caller: a status that says when the graph file is missing or stale,
-filters and deletions honoured in SQL (so every hit is a chunk that exists and is allowed), and an
+filters honoured in SQL and deletions through kg.liveness (so every hit is a chunk that exists and is allowed), and an
 explanation per hit (linked entities, the entity chain that led to it).
 """
 
@@ -98,9 +98,9 @@ class GraphRetriever:
             return RetrievalResult(SIGNAL, (), StageStatus("ran", reason), timings, explanation, weight=0.0)
         weight, basis = fusion_weight(linked, self.settings)
         explanation["fusion_weight"] = {"weight": round(weight, 4), "basis": basis}
-        # A fresh graph cites only live chunks (every change bumps the corpus version), so the SQL
-        # check is needed only for filters or a stale graph; the pipeline re-fetches chunks anyway.
-        check = bool(status.reason) or not query.filters.empty
+        # A chunk deleted since the build never scores (``live``, from the deletion log), so the SQL check
+        # is needed only for filters, stale graph or not; the pipeline re-fetches chunks anyway.
+        check = not query.filters.empty
         hits, documents = self._hits(graph, linked, query, timings, check=check, live=live)
         timings["total"] = time.perf_counter() - t0
         lead, shared = lead_tiers(linked, self.settings)
