@@ -569,10 +569,21 @@ class BM25Retriever:
         privacy request). They are masked before selection, so k others remain and the ranking is the index's own."""
         deleted = self._deleted_since(index, current)
         if deleted is None:  # the log was pruned past this index (a newer one is published): check the hits
-            ranked = index.search(tokens, 2 * k + 20, allowed)
-            live = self.store.live_chunk_ids([chunk_id for chunk_id, _ in ranked])
-            return [hit for hit in ranked if hit[0] in live][:k]
+            return self._live_hits(index, tokens, k, allowed)
         return index.search(tokens, k, allowed, deleted if deleted.size else None)
+
+    def _live_hits(self, index: BM25Index, tokens: Sequence[str], k: int,
+                   allowed: np.ndarray | None) -> list[tuple[int, float]]:
+        """The index's best k that still exist, checked in SQL: deeper each round while deletes took more than
+        the margin, until k remain or the index has no more hits."""
+        depth = 2 * k + 20
+        while True:
+            ranked = index.search(tokens, depth, allowed)
+            live = self.store.live_chunk_ids([chunk_id for chunk_id, _ in ranked])
+            kept = [hit for hit in ranked if hit[0] in live]
+            if len(kept) >= k or len(ranked) < depth:
+                return kept[:k]
+            depth *= 4
 
     def _deleted_since(self, index: BM25Index, current: int) -> np.ndarray | None:
         """The deletion log's rows since the index, read once per corpus version (Store.deleted_since)."""

@@ -133,3 +133,23 @@ def test_bm25_masks_deletes_in_its_base_and_its_delta(make_settings: Any, embedd
             rt.store.delete_document(document_id)
         assert _ranked(retriever, "glacier", 5) == [c for c in everything if c not in gone]
         assert retriever.current_index() is index
+
+
+def test_bm25_still_gives_k_when_the_log_was_pruned_and_deletes_took_more_than_its_margin(runtime: Runtime) -> None:
+    """With no log to mask from, BM25 checks its best hits in SQL: 2k+20 of them, deeper while deletes took more."""
+    moraines = [(f"m{i}", f"Moraine {i}", "Moraine " * (40 - i) + "ridges.") for i in range(30)]
+    bystanders = [(f"b{i}", f"Note {i}", f"Note {i} is about something else entirely.") for i in range(40)]
+    report = ingest(runtime, planted_loaded([*moraines, *bystanders]))
+    retriever = BM25Retriever(runtime.store, runtime.settings.retrieval, runtime.settings.index_dir)
+    index = retriever.current_index()
+    assert index is not None
+    everything = [chunk_id for chunk_id, _ in index.search(tokenize("moraine"), 100)]
+    assert len(everything) == 30
+    gone: set[int] = set()
+    for name, _, _ in moraines[:25]:  # more than 2k+20 - k of the best, for k = 2
+        gone |= set(_chunk_ids(runtime, report.document_ids[name]))
+        runtime.store.delete_document(report.document_ids[name])
+    runtime.store.forget_deletions_through(runtime.store.corpus_version())
+    assert runtime.store.deleted_since(index.serving_version) is None
+    assert _ranked(retriever, "moraine", 2) == [c for c in everything if c not in gone][:2]
+    assert retriever.current_index() is index
