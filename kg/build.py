@@ -196,7 +196,7 @@ def _try_delta(store: GraphStore, settings: GraphSettings, path: Path, artifacts
     base = load_graph(path, document_edge_weight=settings.document_edge_weight)
     if len(base.chunk_ids) < settings.delta_min_chunks:
         return None
-    last = int(base.chunk_ids.max())
+    last = base.last_chunk_id
     if "processed_seq" not in base.manifest or store.processed_out_of_order(base.manifest["processed_seq"], last):
         return None  # a base from before the order was kept, or an upload that committed below its last id
     previous = artifacts.current(GRAPH_DELTA)

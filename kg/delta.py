@@ -113,7 +113,7 @@ def build_delta(store: GraphStore, base: LoadedGraph, base_artifact: str, *,
                 embedder: Embedder | None = None, previous: GraphDelta | None = None) -> GraphDelta:
     """The delta from ``base`` to the corpus now. The base must be a whole graph (not itself laid over);
     ``previous``, the delta it replaces, lends the link sentences' vectors it already made."""
-    last = int(base.chunk_ids.max()) if len(base.chunk_ids) else 0
+    last = base.last_chunk_id
     store.fill_words(words)
     rows = store.delta_rows(last)
     nodes, entity_keys = _entity_records(rows)

@@ -84,6 +84,11 @@ class LoadedGraph:
         return int(self.manifest.get("corpus_version", -1))
 
     @property
+    def last_chunk_id(self) -> int:
+        """The highest chunk id the graph holds (0 when empty): a delta takes the chunks above it (kg.delta)."""
+        return int(self.chunk_ids.max()) if len(self.chunk_ids) else 0
+
+    @property
     def node_count(self) -> int:
         return len(self.keys)
 
