@@ -106,8 +106,7 @@ class PhraseGraph:
                 rows.append(i)
                 cols.append(self.vocab.setdefault(u, len(self.vocab)))
         n = len(chunk_phrases)
-        m = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, len(self.vocab)))
-        m.data[:] = 1.0
+        m = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, len(self.vocab)))  # a set per chunk: 0/1
         df = np.asarray(m.sum(0)).ravel()
         self.idf = np.log(n / np.maximum(df, 1)) * ((df >= 2) & (df <= MAX_PHRASE_SHARE * n))
         self.weighted = (m @ sp.diags(self.idf)).tocsr()
@@ -151,13 +150,17 @@ def _row_normalised(a: Any) -> Any:
     return (sp.diags(1.0 / sums) @ a).tocsr()
 
 
-def rrf(lists: dict[str, Ranked], weights: dict[str, float], k: int) -> list[int]:
-    """The pipeline's fusion (retrieval.fusion), on plain (id, score) lists."""
+def fuse(lists: dict[str, Ranked], weights: dict[str, float], k: int) -> list[tuple[int, float]]:
+    """The pipeline's fusion (retrieval.fusion) on plain (id, score) lists: (chunk id, fused score), best first."""
     from kgrag.core.types import Hit
     from kgrag.retrieval.fusion import reciprocal_rank_fusion
 
     hits = {s: [Hit(c, s, r, sc) for r, (c, sc) in enumerate(ranked, 1)] for s, ranked in lists.items()}
-    return [h.chunk_id for h in reciprocal_rank_fusion(hits, k=k, weights=weights)]
+    return [(h.chunk_id, h.score) for h in reciprocal_rank_fusion(hits, k=k, weights=weights)]
+
+
+def rrf(lists: dict[str, Ranked], weights: dict[str, float], k: int) -> list[int]:
+    return [chunk_id for chunk_id, _ in fuse(lists, weights, k)]
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
@@ -201,9 +204,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
         sentences, owner = [], []
         for i, x in enumerate(rows):
-            for s in split_sentences(x[2]):
-                if len(s.strip()) > 15:
-                    sentences.append(s.strip())
+            for s in (s.strip() for s in split_sentences(x[2])):
+                if len(s) > 15:
+                    sentences.append(s)
                     owner.append(i)
         t1 = time.perf_counter()
         vectors = embedder.encode(sentences, batch_size=64, step=64)  # short texts: batch them (core.models)
@@ -224,12 +227,14 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     column = {int(c): i for i, c in enumerate(chunk_ids)}
     document_of = {int(x[0]): int(x[1]) for x in rows}
     depth = settings.graph.candidates
+    n = len(ds.questions)
+    base_lists = [{s: lists[i][s] for s in ("dense", "bm25")} for i in range(n)]
+    fused_base = [fuse(base_lists[i], {}, r.rrf_k) for i in range(n)]
 
     def fused_reset(i: int) -> np.ndarray:
         reset = np.zeros(len(chunk_ids))
-        for s in ("dense", "bm25"):
-            for rank, (cid, _) in enumerate(lists[i][s], 1):
-                reset[column[cid]] += 1.0 / (r.rrf_k + rank)
+        for cid, score in fused_base[i]:
+            reset[column[cid]] = score
         return reset
 
     def dense_reset(i: int) -> np.ndarray:
@@ -239,12 +244,12 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         return reset
 
     def documents(i: int) -> Ranked:
+        """Each document by the summed fused score of its chunks, shown by its best-fused chunk."""
         score: dict[int, float] = defaultdict(float)
         best: dict[int, int] = {}
-        for s in ("dense", "bm25"):
-            for rank, (cid, _) in enumerate(lists[i][s], 1):
-                score[document_of[cid]] += 1.0 / (r.rrf_k + rank)
-                best.setdefault(document_of[cid], cid)
+        for cid, fused in fused_base[i]:
+            score[document_of[cid]] += fused
+            best.setdefault(document_of[cid], cid)
         order = sorted(score, key=lambda d: (-score[d], best[d]))[:depth]
         return [(best[d], score[d]) for d in order]
 
@@ -280,12 +285,10 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             out[part] = {"nDCG@10": round(float(np.mean(nd)), 4), "R@5": round(float(np.mean(r5)), 4)}
         return out
 
-    n = len(ds.questions)
     rows_out: list[dict[str, Any]] = []
-    base_lists = [{s: lists[i][s] for s in ("dense", "bm25")} for i in range(n)]
     for name in ("dense", "bm25"):
         rows_out.append({"list": name, "alone": scores([rrf({name: lists[i][name]}, {}, r.rrf_k) for i in range(n)])})
-    rows_out.append({"list": "dense+bm25", "alone": scores([rrf(base_lists[i], {}, r.rrf_k) for i in range(n)])})
+    rows_out.append({"list": "dense+bm25", "alone": scores([[c for c, _ in fused_base[i]] for i in range(n)])})
     for name, make in candidates.items():
         t1 = time.perf_counter()
         third = [make(i) for i in range(n)]
