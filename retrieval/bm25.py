@@ -278,35 +278,63 @@ def install(root: Path, folder: Path) -> Path:
     Never backwards: when CURRENT already names a newer index of the same database (a delete published
     and installed one while the sync thread was still installing the version before), that one stays and
     ``folder`` is deleted instead; otherwise a late install would serve the deleted words again and pull
-    the folder from under the delete that is about to load it. For the same reason a newer folder not yet
-    current survives (its own install deletes the older ones). Returns the folder now current.
+    the folder from under the delete that is about to load it. A ``folder`` that is already gone was swept
+    by such a newer install, so the same holds. For the same reason a newer folder not yet current
+    survives (its own install deletes the older ones). Returns the folder now current.
     """
-    try:
-        held: Path | None = root / (root / _CURRENT).read_text().strip()
-    except OSError:
-        held = None
-    if held is not None and held != folder and _newer(held, folder):
-        folder = held
+    mine = _read_meta(folder)
+    held = _current_folder(root)
+    if held is not None and held != folder and (mine is None or _newer(held, mine)):
+        folder, mine = held, _read_meta(held)
     else:
         pointer = root / f".{_CURRENT}.{uuid.uuid4().hex[:8]}"
         pointer.write_text(folder.name)
         os.replace(pointer, root / _CURRENT)
+    if mine is None:
+        return folder  # nothing to compare the others against: sweeping blind could remove the newest
     for entry in root.iterdir():
         # A newer folder is kept: a delete's publish renames its index in before installing it, and a sync
-        # thread installing the version before must not pull it from under that install.
-        if (entry.is_dir() and entry.name != folder.name and not entry.name.startswith(".tmp-")
-                and not _newer(entry, folder)):
+        # thread installing the version before must not pull it from under that install. Dot folders are
+        # downloads and deltas in flight.
+        if entry.is_dir() and entry.name != folder.name and not entry.name.startswith(".") \
+                and not _newer(entry, mine):
             shutil.rmtree(entry, ignore_errors=True)
     return folder
 
 
-def _newer(held: Path, folder: Path) -> bool:
-    """``held`` is an index of the same database at a later corpus version than ``folder``."""
+def _current_folder(root: Path) -> Path | None:
     try:
-        a, b = (json.loads((f / _META).read_text()) for f in (held, folder))
+        return root / (root / _CURRENT).read_text().strip()
+    except OSError:
+        return None
+
+
+def _read_meta(folder: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads((folder / _META).read_text())
     except (OSError, ValueError):
-        return False
-    return a.get("database_id") == b.get("database_id") and int(a["corpus_version"]) > int(b["corpus_version"])
+        return None
+
+
+def _newer(held: Path, meta: dict[str, Any]) -> bool:
+    """``held`` is an index of the same database as ``meta``'s at a later corpus version."""
+    other = _read_meta(held)
+    return (other is not None and other.get("database_id") == meta.get("database_id")
+            and int(other["corpus_version"]) > int(meta["corpus_version"]))
+
+
+def load_installed(root: Path, folder: Path, *, artifact: str = "") -> BM25Index:
+    """Load the folder ``install`` returned; when a newer install swept it meanwhile, load what is current
+    now (the newer one), a few times over rather than fail the request that published it."""
+    for _ in range(3):
+        try:
+            return load_folder(folder, artifact=artifact)
+        except FileNotFoundError:
+            held = _current_folder(root)
+            if held is None or held == folder:
+                raise
+            folder, artifact = held, ""
+    return load_folder(folder, artifact=artifact)
 
 
 def publish_index(store: Store, settings: RetrievalSettings, artifacts: ArtifactStore, root: Path, *,
@@ -366,7 +394,7 @@ def _publish_locked(store: Store, settings: RetrievalSettings, artifacts: Artifa
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     current = install(root, folder)
-    return load_folder(current, artifact=artifact.sha256 if current == folder else "")
+    return load_installed(root, current, artifact=artifact.sha256 if current == folder else "")
 
 
 def takes_deltas(base: BM25Index, settings: RetrievalSettings) -> bool:
@@ -441,11 +469,12 @@ def attach_published_delta(artifacts: ArtifactStore, base: BM25Index, root: Path
 
 def _install_published(artifacts: ArtifactStore, artifact: Artifact, root: Path) -> BM25Index:
     folder = artifacts.download(artifact, artifact_folder(root, artifact))
-    index = load_folder(folder, artifact=artifact.sha256)
-    check_database({"database_id": index.database_id}, artifacts.database_id(), "the published BM25 index",
-                   fix=MISSING_FIX)
+    meta = _read_meta(folder)  # None: a newer install swept it since; install keeps that one
+    if meta is not None:
+        check_database({"database_id": meta.get("database_id", "")}, artifacts.database_id(),
+                       "the published BM25 index", fix=MISSING_FIX)
     current = install(root, folder)
-    return index if current == folder else load_folder(current)
+    return load_installed(root, current, artifact=artifact.sha256 if current == folder else "")
 
 
 def delta_status(index: BM25Index) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from kgrag.core.models import Embedder
 from kgrag.core.runtime import Runtime
 from kgrag.core.types import Filters
 from kgrag.retrieval.base import Query
-from kgrag.retrieval.bm25 import BM25Retriever, index_text, install, load_index, tokenize
+from kgrag.retrieval.bm25 import BM25Retriever, index_text, install, load_index, load_installed, tokenize
 from kgrag.retrieval.maintenance import delete_document_everywhere, publish_bm25
 
 from tests.retrieval_corpus import RARE_TERM_DOC, SCIFACT, corpus_runtime, ingest, planted_loaded, source_of
@@ -261,3 +261,42 @@ def test_an_install_of_the_version_before_keeps_a_newer_folder_that_is_not_curre
     assert newer.path.exists(), "the delete's folder, newer and about to be installed, is kept"
     assert install(root, newer.path) == newer.path  # the delete's install
     assert not older.path.exists()
+
+
+def test_a_late_install_of_a_folder_a_newer_install_already_swept_keeps_the_newer_one(runtime: Runtime) -> None:
+    """The DELETE 500 of stop 40's CI: the sync thread had downloaded the version before, the delete's
+    install then swept that folder, and the sync thread's install, unable to read the swept folder's
+    version, pointed CURRENT at it and swept the delete's folder just before the delete loaded it."""
+    ingest(runtime, planted_loaded([RARE_TERM_DOC]))
+    root = runtime.settings.index_dir / "bm25"
+    older = load_index(root)
+    assert older is not None and older.path is not None
+    doc_id = next(iter(ingest(runtime, planted_loaded([("late/4", "Harbours", "Tide gauges in Brenmoor Bay.")]))
+                       .document_ids.values()))
+    delete_document_everywhere(runtime, doc_id)
+    newer = load_index(root)
+    assert newer is not None and newer.path is not None and newer.corpus_version > older.corpus_version
+    assert not older.path.exists(), "the delete's install swept the version before"
+
+    current = install(root, older.path)  # the sync thread's install, late, of the folder now gone
+    assert current == newer.path
+    assert (root / "CURRENT").read_text().strip() == newer.path.name
+    reloaded = load_installed(root, current)
+    assert reloaded.corpus_version == newer.corpus_version
+
+
+def test_loading_an_installed_folder_a_newer_install_swept_loads_the_newer_one(runtime: Runtime) -> None:
+    """Between a publish's install and its load, a newer install may sweep the folder; the request that
+    published it serves the newer index instead of failing."""
+    ingest(runtime, planted_loaded([RARE_TERM_DOC]))
+    root = runtime.settings.index_dir / "bm25"
+    older = load_index(root)
+    assert older is not None and older.path is not None
+    doc_id = next(iter(ingest(runtime, planted_loaded([("late/5", "Harbours", "Tide gauges in Brenmoor Bay.")]))
+                       .document_ids.values()))
+    delete_document_everywhere(runtime, doc_id)
+    newer = load_index(root)
+    assert newer is not None and newer.path is not None
+    loaded = load_installed(root, older.path, artifact="stale")
+    assert loaded.path == newer.path and loaded.corpus_version == newer.corpus_version
+    assert loaded.artifact == "", "the digest named belongs to the swept folder, not the one loaded"
