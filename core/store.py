@@ -300,6 +300,16 @@ class Store:
             ).fetchall()
         return {int(r[0]): _chunk_record(r) for r in rows}
 
+    def document_openings(self, document_ids: Sequence[int], *, chars: int = 600) -> dict[int, str]:
+        """The first ``chars`` characters of each document's first chunk: where its text says what it is about."""
+        if not document_ids:
+            return {}
+        with self.db.connection() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT ON (document_id) document_id, left(text, %s) FROM chunks"
+                " WHERE document_id = ANY(%s) ORDER BY document_id, position", (chars, list(document_ids))).fetchall()
+        return {int(r[0]): r[1] for r in rows}
+
     def document_chunks(self, document_id: int, *, offset: int = 0, limit: int | None = None) -> list[ChunkRecord]:
         """The document's chunks in document order (a page of them with offset/limit); NotFoundError when
         there is no such document, so an empty list always means a document without chunks."""

@@ -34,17 +34,27 @@ _LINKER_WORDS = ("of the and de la le von van der del da di du y & for on in at 
 _LINKERS = frozenset(_LINKER_WORDS.split())
 
 
+def stand_in_title(title: str, source: str) -> bool:
+    """No title was written: the store holds the source, its file name or its stem in its place."""
+    title = title.strip()
+    if not title or title == source:
+        return True
+    return title in (PurePath(source.rsplit(":", 1)[-1]).stem, PurePath(source).name)
+
+
 def usable_title(title: str, source: str, max_words: int) -> bool:
     """A title prose can write: not the source's name or file stem standing in for a missing title, not
     longer than ``max_words`` words (no document repeats a 40-word paper title)."""
-    title = title.strip()
-    if not title or title == source:
-        return False
-    stem = PurePath(source.rsplit(":", 1)[-1]).stem
-    if title in (stem, PurePath(source).name):
+    if stand_in_title(title, source):
         return False
     words = WORD.findall(title)
     return 0 < len(words) <= max_words and any(ch.isalpha() for ch in title)
+
+
+def passage_subject(title: str, source: str, opening: str) -> str:
+    """What a passage's document is called in prose, for an answer that must say whose "its" is: its title,
+    or where the title only repeats the file name, the subject its text opens with ("" when none)."""
+    return text_subject(opening) if stand_in_title(title, source) else title.strip()
 
 
 def text_subject(text: str) -> str:

@@ -25,6 +25,7 @@ from kgrag.core.runtime import Runtime
 from kgrag.core.settings import Settings
 from kgrag.core.store import Store
 from kgrag.core.types import ChunkRecord, Filters, Hit
+from kgrag.kg.subjects import passage_subject, stand_in_title
 from kgrag.retrieval.answer.base import TextModel
 from kgrag.retrieval.base import Query, QueryVector, RetrievalResult, Retriever, StageStatus
 from kgrag.retrieval.bm25 import BM25Retriever, index_behind
@@ -173,13 +174,31 @@ class QueryPipeline:
         statuses = {s: r.status for s, (r, _) in results.items()}
         statuses.update(stage_statuses)
         statuses[RERANK] = rerank_status
-        hits = tuple(_passage(i, h, chunks[h.chunk_id], score) for i, (h, score) in enumerate(final, 1))
+        subjects = self._subjects([chunks[h.chunk_id] for h, _ in final])
+        hits = tuple(_passage(i, h, chunks[h.chunk_id], score, subjects.get(chunks[h.chunk_id].document_id))
+                     for i, (h, score) in enumerate(final, 1))
         explanations = {s: r.explanation for s, (r, _) in results.items() if r.explanation}
         explanations.update(stage_explanations)
         hit_counts = {s: len(r.hits) for s, (r, _) in {**results, **extra_results}.items()}
         empty = not hits and self.store.is_empty()
         return PipelineResult(question, wanted, hits, statuses, timings, explanations, hit_counts, tuple(ranked),
                               weights, corpus_empty=empty)
+
+    def _subjects(self, chunks: Sequence[ChunkRecord]) -> dict[int, str]:
+        """What each hit's document is called in prose. A document stored with no title of its own (the file
+        name stands in) is named by the subject its text opens with, so an answer can still say whose "its"
+        is; its first chunk is read for that when it is not among the hits."""
+        untitled = {c.document_id: c for c in chunks if stand_in_title(c.title, c.source)}
+        openings = {d: c.text for d, c in untitled.items() if c.position == 0}
+        missing = [d for d in untitled if d not in openings]
+        if missing:
+            try:
+                openings.update(self.store.document_openings(missing))
+            except KgragError:
+                log.warning("could not read the openings of %d untitled documents; answers use their file names",
+                            len(missing))
+        return {c.document_id: passage_subject(c.title, c.source, openings.get(c.document_id, ""))
+                for c in chunks if c.document_id not in untitled or c.document_id in openings}
 
     def _corpus_version(self) -> int | None:
         """None when the database cannot say (an outage): the query goes on, reporting what it can."""
@@ -327,12 +346,13 @@ def _rerank_text(chunk: ChunkRecord) -> str:
     return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
 
 
-def _passage(rank: int, hit: FusedHit, chunk: ChunkRecord, rerank_score: float | None) -> PassageHit:
+def _passage(rank: int, hit: FusedHit, chunk: ChunkRecord, rerank_score: float | None,
+             subject: str | None) -> PassageHit:
     return PassageHit(
         rank=rank, chunk_id=chunk.id, document_id=chunk.document_id, text=chunk.text, source=chunk.source,
         title=chunk.title, page=chunk.page, fused_score=hit.score, ranks=dict(hit.ranks),
         scores=dict(hit.scores), rerank_score=rerank_score, explanations=dict(hit.explanations),
-        position=chunk.position,
+        position=chunk.position, subject=subject,
     )
 
 

@@ -35,6 +35,8 @@ class PassageHit:
     """List name → why that list returned this passage (the graph: linked node → … → this document)."""
     position: int | None = None
     """The chunk's place in its document (0-based): what a citation shows, not the chunk's database id."""
+    subject: str | None = None
+    """What the document is called in prose (kg.subjects.passage_subject); None when not looked up."""
 
     @property
     def graph_entities(self) -> tuple[str, ...]:

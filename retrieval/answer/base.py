@@ -36,6 +36,14 @@ class Passage:
     position: int | None = None
     entities: tuple[str, ...] = ()
     """Graph entities that brought this passage in (linked to the question or reached through it)."""
+    subject: str | None = None
+    """What its document is called in prose (the pipeline looks it up); None: the title is taken as that."""
+
+    @property
+    def name(self) -> str:
+        """The document's name for an answer: "Its best-known ship…" needs whose. A title that only repeats
+        the file name gives way to the subject the text opens with ("" when there is none)."""
+        return self.title if self.subject is None else self.subject
 
     @classmethod
     def from_chunk(cls, number: int, chunk: ChunkRecord) -> Passage:
@@ -161,7 +169,7 @@ SYSTEM_INSTRUCTION = (
 
 def passage_header(p: Passage) -> str:
     where = f", page {p.page}" if p.page is not None else ""
-    return f"[{p.number}] {p.title}{where}"
+    return f"[{p.number}] {p.name or p.title}{where}"
 
 
 def build_prompt(question: str, passages: Sequence[Passage]) -> str:

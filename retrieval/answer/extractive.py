@@ -83,9 +83,9 @@ class _Sentence:
 
     @property
     def in_context(self) -> str:
-        """The sentence with its passage's title: "Its best-known ship…" alone does not say whose."""
-        title = self.passage.title
-        return f"{title}: {self.text}" if title and title.lower() not in self.text.lower() else self.text
+        """The sentence with its passage's name: "Its best-known ship…" alone does not say whose."""
+        name = self.passage.name
+        return f"{name}: {self.text}" if name and name.lower() not in self.text.lower() else self.text
 
     @property
     def quoted(self) -> str:
@@ -219,8 +219,8 @@ def bridges(sentence: _Sentence, question: str) -> set[str]:
     """What ``sentence`` names that the question does not: its entities and its passage's subject."""
     q = question.casefold()
     names = {_norm(text) for text, label in sentence.entities if label not in _NOT_NAMES}
-    if sentence.passage.title:
-        names.add(_norm(sentence.passage.title))
+    if sentence.passage.name:
+        names.add(_norm(sentence.passage.name))
     return {n for n in names if len(n) > 2 and n not in q}
 
 
@@ -256,7 +256,7 @@ def compared_in_time(question: str, sentences: Sequence[_Sentence]) -> tuple[str
     years: list[tuple[int, str, int]] = []
     for side in (match["a"], match["b"]):
         name = _norm(side)
-        own = [s for s in sentences if _norm(s.passage.title) == name or s.text.casefold().startswith(name)]
+        own = [s for s in sentences if _norm(s.passage.name) == name or s.text.casefold().startswith(name)]
         found = next(((int(m.group(1)), s.passage.number) for s in own for m in [_YEAR.search(s.text)] if m), None)
         if found is None:
             return "", ()

@@ -66,7 +66,7 @@ def passages_from(hits: Sequence[PassageHit], limit: int) -> tuple[Passage, ...]
     """The best ``limit`` hits, numbered 1..n in rank order (the numbers the answer cites)."""
     return tuple(
         Passage(i, h.chunk_id, h.document_id, h.text, h.source, h.title, h.page, h.position,
-                entities=h.graph_entities)
+                entities=h.graph_entities, subject=h.subject)
         for i, h in enumerate(hits[:limit], start=1)
     )
 

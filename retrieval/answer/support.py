@@ -324,7 +324,7 @@ def check_support(question: str, passages: Sequence[Passage], nlp: Any) -> Suppo
     needs = question_needs(question, nlp)
     if not passages:
         return Support(needs, ("no passage matched the question",))
-    texts = [f"{p.title}\n{p.text}".casefold() for p in passages]
+    texts = [f"{p.name}\n{p.text}".casefold() for p in passages]
     missing: list[str] = []
     about = " and ".join(needs.entities)
     absent = [e for e in needs.entities if not any(_mentions(e, t) for t in texts)]
@@ -360,7 +360,7 @@ def _hop(passages: Sequence[Passage], texts: Sequence[str], start: Sequence[int]
     """The passages that ``start``'s passages lead to by naming their title."""
     out: set[int] = set()
     for j, p in enumerate(passages):
-        name = _title_name(p.title)
+        name = _title_name(p.name)
         if len(name) > 2 and any(j != i and name in texts[i] for i in start):
             out.add(j)
     return out
