@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from kgrag.core.settings import RerankSettings
 from kgrag.retrieval.base import StageStatus
@@ -83,13 +85,42 @@ def weights_on_disk(model: str) -> bool | None:
         return None
 
 
+HUB_PROBE_TIMEOUT = 3.0
+"""Seconds to wait for the hub's TCP port. Unreachable, the hub client retries each file for about 25 s."""
+
+
+def hub_unreachable() -> str | None:
+    """The hub endpoint (HF_ENDPOINT) when nothing answers on its port: a machine without a network and
+    without HF_HUB_OFFLINE=1 spent about 50 s in the hub client's retries before the stage was skipped. None
+    when it answers, or when a proxy is configured (only the proxy can say)."""
+    if any(os.environ.get(v) for v in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")):
+        return None
+    endpoint = os.environ.get("HF_ENDPOINT", "").strip() or "https://huggingface.co"
+    url = urlsplit(endpoint)
+    if not url.hostname:
+        return None
+    try:
+        with socket.create_connection((url.hostname, url.port or (443 if url.scheme == "https" else 80)),
+                                      timeout=HUB_PROBE_TIMEOUT):
+            return None
+    except OSError:
+        return endpoint
+
+
 def missing_weights(model: str) -> RerankerUnavailable | None:
     """Why the model certainly cannot load, found without importing torch (seconds of a CLI query's start):
-    offline, and neither a local folder nor in the hub cache. None when loading is worth trying."""
-    if not _offline() or weights_on_disk(model) is not False:
+    neither a local folder nor in the hub cache, and offline (HF_HUB_OFFLINE=1, or no answer from the hub).
+    None when loading is worth trying."""
+    if weights_on_disk(model) is not False:
         return None
-    return RerankerUnavailable(f"reranker model {model} has no weights on this machine, and HF_HUB_OFFLINE=1 "
-                               "forbids downloading them", reranker_fix(model))
+    if _offline():
+        return RerankerUnavailable(f"reranker model {model} has no weights on this machine, and HF_HUB_OFFLINE=1 "
+                                   "forbids downloading them", reranker_fix(model))
+    endpoint = hub_unreachable()
+    if endpoint is None:
+        return None
+    return RerankerUnavailable(f"reranker model {model} has no weights on this machine, and the hub ({endpoint}) "
+                               "cannot be reached to download them", reranker_fix(model))
 
 
 class Reranker:

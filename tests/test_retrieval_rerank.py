@@ -3,6 +3,8 @@ with the packages), loaded through the real loading code; and the unavailable-mo
 
 from __future__ import annotations
 
+import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,7 +13,7 @@ from kgrag.core.models import Embedder
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import RerankSettings
 from kgrag.retrieval.pipeline import build_pipeline
-from kgrag.retrieval.rerank import Reranker, reranker_fix
+from kgrag.retrieval.rerank import Reranker, hub_unreachable, reranker_fix
 from kgrag.retrieval.results import PipelineResult
 
 from tests.retrieval_corpus import BEES_QUERY, corpus_runtime
@@ -88,6 +90,35 @@ def test_unavailable_model_skips_the_stage_and_says_why(corpus_rt: Runtime) -> N
     assert len(result.hits) == rt.settings.retrieval.top_k
     assert all(h.rerank_score is None for h in result.hits)
     assert plain.statuses["rerank"].state == "skipped" and "--no-rerank" in plain.statuses["rerank"].reason
+
+
+def test_an_unreachable_hub_skips_the_stage_at_once_without_hf_hub_offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without HF_HUB_OFFLINE=1, a machine with no network spent about 50 s in the hub client's retries before
+    the stage was skipped (seen running `kgrag eval run` outside make). A closed port stands in for the hub."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again when the block ends: nothing listens there
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    for proxy in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(proxy, raising=False)
+    model = "cross-encoder/not-in-this-cache-L2"
+    started = time.monotonic()
+    outcome = Reranker(RerankSettings(model=model)).score("q", ["p"])
+    assert time.monotonic() - started < 10
+    assert outcome.status.state == "skipped" and outcome.status.permanent
+    assert outcome.status.reason == (f"reranker model {model} has no weights on this machine, and the hub "
+                                     f"(http://127.0.0.1:{port}) cannot be reached to download them: "
+                                     f"{reranker_fix(model)}")
+
+    with socket.socket() as listening:  # a hub that answers: loading is worth trying
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{listening.getsockname()[1]}")
+        assert hub_unreachable() is None
+        monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{port}")  # only the proxy could say
+        monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+        assert hub_unreachable() is None
 
 
 def test_failed_load_is_remembered_not_retried(tmp_path: Path) -> None:
