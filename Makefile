@@ -40,6 +40,8 @@ demo: setup
 EVAL_HOME ?= .kgrag
 eval: setup
 	KGRAG_HOME=$(EVAL_HOME) $(BIN)/kgrag eval run --dataset eval/golden/examples.json --ablate -o eval/results/examples.json
+	KGRAG_HOME=$(EVAL_HOME) $(BIN)/kgrag eval run --dataset eval/golden/examples.json --ablate --drop-titles \
+	  -o eval/results/examples-no-titles.json
 	KGRAG_HOME=$(EVAL_HOME) $(BIN)/kgrag eval run --dataset ../shared/data/scifact --ablate -o eval/results/scifact.json
 	KGRAG_HOME=$(EVAL_HOME) $(BIN)/kgrag eval run --dataset ../shared/data/2wikimultihopqa --ablate \
 	  -o eval/results/2wikimultihopqa.json
