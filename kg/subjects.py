@@ -54,7 +54,37 @@ def usable_title(title: str, source: str, max_words: int) -> bool:
 def passage_subject(title: str, source: str, opening: str) -> str:
     """What a passage's document is called in prose, for an answer that must say whose "its" is: its title,
     or where the title only repeats the file name, the subject its text opens with ("" when none)."""
-    return text_subject(opening) if stand_in_title(title, source) else title.strip()
+    return untitled_subject(source, opening) if stand_in_title(title, source) else title.strip()
+
+
+def untitled_subject(source: str, opening: str) -> str:
+    """The subject of a document without a usable title: what its text opens with, else its file name as
+    the opening writes it."""
+    return text_subject(opening) or stem_subject(source, opening)
+
+
+_STEM_SPLIT = re.compile(r"[\s_.\-]+")
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*)$")
+
+
+def stem_subject(source: str, opening: str) -> str:
+    """A file named after what it is about, as its opening writes that name: "jonas_meier.txt" opening with
+    "Jonas Meier joined in 2015." (no heading, no "X is ...") is about Jonas Meier. Only a capitalised,
+    name-like match counts, and a one-word name only mid-sentence, where a capital marks a name rather than
+    a sentence start ("notes.txt" opening "Notes from the meeting" names nothing)."""
+    words = [w for w in _STEM_SPLIT.split(PurePath(source.rsplit(":", 1)[-1]).stem) if w]
+    if not words or len(words) > MAX_SUBJECT_WORDS or not any(ch.isalpha() for w in words for ch in w):
+        return ""
+    head = opening[:OPENING_CHARS]
+    pattern = r"(?<![\w-])" + r"[\s_-]+".join(re.escape(w) for w in words) + r"(?![\w-])"
+    for m in re.finditer(pattern, head, re.IGNORECASE):
+        found = " ".join(m.group(0).split())
+        if not _name_like(found, heading=True) or not any(ch.isupper() for ch in found):
+            continue
+        if len(words) == 1 and _SENTENCE_START.search(head[:m.start()]):
+            continue
+        return found
+    return ""
 
 
 def text_subject(text: str) -> str:
@@ -109,7 +139,7 @@ def document_subject(title: str, source: str, opening: str, *, max_words: int) -
     "" when neither says)."""
     if usable_title(title, source, max_words):
         return title, True
-    return text_subject(opening), False
+    return untitled_subject(source, opening), False
 
 
 def subject_variants(subject: str, opening: str = "") -> tuple[str, ...]:

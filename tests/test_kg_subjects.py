@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import PurePath
+
 import pytest
 from kgrag.kg.documents import document_layer, subject_document
-from kgrag.kg.subjects import document_subject, subject_variants, text_subject, usable_title
+from kgrag.kg.subjects import (
+    document_subject,
+    passage_subject,
+    subject_variants,
+    text_subject,
+    untitled_subject,
+    usable_title,
+)
 
 
 @pytest.mark.parametrize(("text", "subject"), [
@@ -99,3 +108,30 @@ def test_untitled_documents_link_by_subject() -> None:
     layer = document_layer(heads, [(20, 2, "Lothair II was a king. His mother was Ermengarde of Tours.")])
     assert [(link.target, link.alias) for link in layer.links] == [(1, "ermengarde of tours")]
     assert layer.links[0].sentence == "His mother was Ermengarde of Tours."
+
+
+@pytest.mark.parametrize(("source", "opening", "subject"), [
+    ("wiki/jonas_meier.txt", "Jonas Meier joined in 2015. He leads Project Heron.", "Jonas Meier"),
+    ("wiki/Project Heron.docx", "Work on project heron began in 2020. Project Heron ships the Wren-3.",
+     "Project Heron"),
+    ("wiki/acme.txt", "The drones of ACME fly far.", "ACME"),          # one word, mid-sentence: a name
+    ("wiki/acme.txt", "ACME builds drones.", ""),                      # one word at a sentence start: maybe not
+    ("wiki/notes.txt", "Notes from the meeting with Anna.", ""),
+    ("wiki/report-q3.pdf", "The Q3 report shows growth.", ""),        # not capitalised as a name
+    ("2wiki:381", "In 381 the council met.", ""),                      # an id names nothing
+    ("wiki/heron.txt", "Project Heron is led by Jonas Meier.", "Project Heron"),  # the opening's own subject first
+])
+def test_a_file_named_after_its_subject_names_it_when_the_opening_does_not(
+        source: str, opening: str, subject: str) -> None:
+    assert untitled_subject(source, opening) == subject
+    assert passage_subject(PurePath(source).stem, source, opening) == subject
+    assert document_subject(source, source, opening, max_words=12) == (subject, False)
+
+
+def test_an_untitled_file_named_after_a_person_gets_the_links_that_name_them() -> None:
+    """A company wiki's "jonas_meier.txt" that opens "Jonas Meier joined in 2015." had no subject, so the
+    project page naming him linked nowhere."""
+    heads = [(1, "jonas_meier", "wiki/jonas_meier.txt", "Jonas Meier joined in 2015. He works in Zurich."),
+             (2, "heron", "wiki/heron.txt", "Project Heron builds firmware. It is led by Jonas Meier.")]
+    layer = document_layer(heads, [(20, 2, "Project Heron builds firmware. It is led by Jonas Meier.")])
+    assert (1, "jonas meier") in [(link.target, link.alias) for link in layer.links]
