@@ -88,11 +88,17 @@ def stem_subject(source: str, opening: str) -> str:
 
 
 def text_subject(text: str) -> str:
-    """The name the text opens with: a short heading line, else what the first sentence says *is* something."""
+    """The name the text opens with: a short heading line, else what the first sentence says *is* something
+    (the sentence below a heading that is no name, "Skua drone" over "The Skua is an inspection drone …")."""
     head = heading_line(text)
     if head and _name_like(head, heading=True):
         return head
-    first = text.lstrip()[:400]
+    opening = text.lstrip()
+    below = opening.split("\n", 1)[1].lstrip() if head and "\n" in opening else ""
+    return _copula_subject(opening[:400]) or (_copula_subject(below[:400]) if below else "")
+
+
+def _copula_subject(first: str) -> str:
     m = _COPULA.search(first)
     if m is None:
         return ""

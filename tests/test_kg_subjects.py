@@ -29,6 +29,11 @@ from kgrag.kg.subjects import (
     ("Fist of Fury II( a.k.a. Chinese Connection 2 (Tschang Fu)) is a 1977 film.", "Fist of Fury II"),
     ("Ranganath ; (born 1949) was an Indian film actor.", "Ranganath"),
     ("Lou Ye , born 1965, is a Chinese screenwriter-director.", "Lou Ye"),
+    # a heading that is no name: the sentence below it says what the document is about
+    ("# Skua drone\n\nThe Skua is an inspection drone made by Northwind Dynamics.", "The Skua"),
+    # a first line that only looks like a heading: the sentence it starts still counts whole
+    ("Gayle Kawaipuna Prejean (April 14, 1943 – April 14, 1992)\nwas a Hawaiian nationalist.",
+     "Gayle Kawaipuna Prejean"),
 ])
 def test_the_opening_names_the_subject(text: str, subject: str) -> None:
     assert text_subject(text) == subject
