@@ -279,3 +279,38 @@ def test_a_one_hop_answer_is_not_chained_past_when_the_tagger_reads_the_verb_as_
     ]
     answer = complete(ExtractiveAnswerer(embedder, nlp), "Where does Jonas Meier work?", number_passages(chunks))
     assert answer.short == "Riga" and answer.text.startswith("Riga. [1]\n\n")
+
+
+HERON = Passage(1, 31, 3, "Project Heron builds the firmware for the Wren-3 sensor. The project started in 2020 and "
+                "ships a release every quarter.\n\nThe team is led by Jonas Meier. Its test rigs are in the Tallinn "
+                "lab.", "wiki/project_heron.md", "Project Heron")
+WREN_3 = Passage(2, 32, 4, "The Wren-3 is a vibration sensor for wind turbines, sold since 2021. Its firmware comes "
+               "from Project Heron.", "wiki/wren-3.md", "Wren-3")
+
+
+def test_a_second_hop_written_with_an_irregular_verb_form_is_found(embedder: Embedder, nlp: Any) -> None:
+    """"Who leads …?" is answered by "The team is led by Jonas Meier": no prefix of "lead" finds "led", so
+    a sentence the small NER model misreads ("the Tallinn lab" as a person) won instead. The lemmatizer's
+    own exception table gives the irregular forms."""
+    answer = complete(ExtractiveAnswerer(embedder, nlp), "Who leads the project that builds the Wren-3 firmware?",
+                      (HERON, WREN_3))
+    assert answer.short == "Jonas Meier", answer.text
+    assert "The team is led by Jonas Meier." in answer.text
+
+
+def test_an_answer_whose_name_contains_the_questions_entity_is_still_a_second_hop(
+        embedder: Embedder, nlp: Any) -> None:
+    """"Where did the manager of the Zurich office study?": "She studied … at ETH Zurich" writes "Zurich" only
+    inside the answer's own name, which neither restates the first hop nor is the place already known."""
+    petra = Passage(1, 41, 5, "Petra Keller manages the Zurich office. She studied electrical engineering at ETH "
+                    "Zurich and holds four patents on pressure sensing.", "wiki/petra_keller.txt", "petra_keller",
+                    subject="Petra Keller")
+    jonas = Passage(2, 42, 6, "Jonas Meier joined Corvid Systems in 2015 as a firmware engineer. He leads Project "
+                    "Heron from the Zurich office and reports to Marcus Hale.", "wiki/jonas_meier.txt",
+                    "jonas_meier", subject="Jonas Meier")
+    marcus = Passage(3, 43, 7, "Marcus Hale is Head of Engineering at Corvid Systems. He joined in 2012 from Siemens "
+                     "and is based in the Lisbon headquarters.", "wiki/marcus_hale.txt", "marcus_hale",
+                     subject="Marcus Hale")
+    answer = complete(ExtractiveAnswerer(embedder, nlp), "Where did the manager of the Zurich office study?",
+                      (petra, jonas, marcus))
+    assert answer.short == "ETH Zurich", answer.text

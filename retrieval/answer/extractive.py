@@ -291,11 +291,15 @@ def best_chain(question: str, sentences: Sequence[_Sentence], scores: np.ndarray
     for i, s in enumerate(sentences):
         known = set().union(*(names for j, names in found.items() if j != i))
         new = [n for text, label in s.entities
-               if label in labels and (n := _norm(text)) not in q and not any(_same(n, k) for k in known)]
+               if label in labels and (n := _norm(text)) not in q and not any(_same(n, k, label) for k in known)]
         if not new:
             continue
         text = s.in_context.casefold()
-        about_bridge = not any(n in s.text.casefold() for n in own)
+        # the question's own entity inside the answer's name ("Zurich" in "ETH Zurich") is no restatement
+        rest = s.text.casefold()
+        for name in new:
+            rest = rest.replace(name, " ")
+        about_bridge = not any(n in rest for n in own)
         relation = bool(root) and bool(_cues_in(s.text, [root]))
         for j in sources:
             if j != i and any(name in text for name in found[j]):
@@ -306,13 +310,17 @@ def best_chain(question: str, sentences: Sequence[_Sentence], scores: np.ndarray
     return None if best is None else (best[4], best[5])
 
 
-def _same(name: str, other: str) -> bool:
-    """One name is the other, or most of it ("northwind" and "northwind dynamics"; not "tallinn" and
-    "tallinn university of technology")."""
+def _same(name: str, other: str, label: str) -> bool:
+    """One name is the other, or most of it: the first words of a name ("northwind" and "northwind
+    dynamics"), or a person's last ("halvorsen" and "ingrid halvorsen"). Not "tallinn" and "tallinn
+    university of technology" (too little of it), nor "zurich" and "eth zurich" (a place's name ending
+    an organisation's is another thing)."""
     if name == other:
         return True
     short, long = sorted((name, other), key=len)
-    return short in long and 2 * len(short) >= len(long)
+    if 2 * len(short) < len(long):
+        return False
+    return long.startswith(short + " ") or (label == "PERSON" and long.endswith(" " + short))
 
 
 def _cue_stem(word: str) -> str:

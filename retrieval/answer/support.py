@@ -26,8 +26,10 @@ English morphology and NER only: nothing here knows a dataset.
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Sequence
+import weakref
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -239,7 +241,8 @@ def question_needs(question: str, nlp: Any) -> Needs:
             if len(name) > 1 and name.casefold() not in (n.casefold() for n in names):
                 names.append(name)
     entities = names
-    root = _root(doc, covered)
+    irregular = irregular_forms(nlp)
+    root = _root(doc, covered, irregular)
     terms: dict[str, Term] = {}
     for tok in doc:
         soft = tok.ent_type_ in _SOFT_LABELS
@@ -250,7 +253,7 @@ def question_needs(question: str, nlp: Any) -> Needs:
         if not wanted or len(lemma) < 3 or lemma in _NOT_CONSTRAINTS or not lemma.isalpha():
             continue
         terms.setdefault(lemma, Term(lemma, _phrase(tok), tok.pos_ == "NOUN", tok.tag_ in ("NNS", "NNPS")))
-    cues = tuple(dict.fromkeys(_forms(t) for t in doc if t.pos_ in ("NOUN", "VERB", "ADJ") and not t.is_stop
+    cues = tuple(dict.fromkeys(_forms(t, irregular) for t in doc if t.pos_ in ("NOUN", "VERB", "ADJ") and not t.is_stop
                                and len(t.text) > 2))
     # the main verb is no description, even where the tagger calls it a noun ("where does Jonas Meier work?")
     described = any(t.pos_ == "NOUN" and t.i not in covered and not (root and t.i == root[0]) for t in doc)
@@ -267,7 +270,7 @@ _EITHER = re.compile(r",\s*(?P<a>[^,?]+?)\s+or\s+(?P<b>[^,?]+?)\s*\?\s*$", re.IG
 _DISAMBIGUATOR = re.compile(r"\s*\([^)]*\)")
 
 
-def _root(doc: Any, covered: set[int]) -> tuple[Any, ...]:
+def _root(doc: Any, covered: set[int], irregular: Mapping[str, tuple[str, ...]]) -> tuple[Any, ...]:
     """The question's main verb: its token index, then its forms; () when it has none. "Where did X
     study?" and "When was X founded?" end on it (the small parser often takes it for a noun there);
     otherwise the parse's root, when it is a verb."""
@@ -276,9 +279,9 @@ def _root(doc: Any, covered: set[int]) -> tuple[Any, ...]:
     last = words[-1] if words else None
     if aux is not None and last is not None and last.i not in covered and last.is_alpha and (
             last.pos_ == "VERB" or (last.pos_ == "NOUN" and aux.group(2).lower() in ("did", "does", "do"))):
-        return (last.i, *_forms(last))
+        return (last.i, *_forms(last, irregular))
     roots = [t for t in doc if t.dep_ == "ROOT" and t.pos_ == "VERB" and not t.is_stop]
-    return (roots[0].i, *_forms(roots[0])) if roots else ()
+    return (roots[0].i, *_forms(roots[0], irregular)) if roots else ()
 
 
 def _phrase(tok: Any) -> str:
@@ -289,8 +292,36 @@ def _phrase(tok: Any) -> str:
     return tok.text
 
 
-def _forms(tok: Any) -> tuple[str, ...]:
-    return tuple(dict.fromkeys((tok.text.casefold(), tok.lemma_.casefold())))
+def _forms(tok: Any, irregular: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """The word as written, its lemma, and the lemma's irregular forms: "led" is how prose writes the
+    "leads" of "who leads …?", and no prefix of "lead" finds it."""
+    lemma = tok.lemma_.casefold()
+    return tuple(dict.fromkeys((tok.text.casefold(), lemma, *irregular.get(lemma, ()))))
+
+
+_IRREGULAR: weakref.WeakKeyDictionary[Any, Mapping[str, tuple[str, ...]]] = weakref.WeakKeyDictionary()
+
+
+def irregular_forms(nlp: Any) -> Mapping[str, tuple[str, ...]]:
+    """Lemma → its irregular verb forms ("lead" → "led", "buy" → "bought"), read once per pipeline from the
+    exception table of its own lemmatizer; empty for a pipeline without one."""
+    try:
+        return _IRREGULAR[nlp]
+    except (KeyError, TypeError):
+        pass
+    forms: dict[str, list[str]] = {}
+    try:
+        table = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_exc").get("verb") or {}
+    except (KeyError, ValueError, AttributeError):
+        table = {}
+    for form, lemmas in table.items():
+        for lemma in lemmas:
+            if form != lemma and form.isalpha():
+                forms.setdefault(lemma, []).append(form)
+    out = {lemma: tuple(sorted(f)) for lemma, f in forms.items()}
+    with contextlib.suppress(TypeError):
+        _IRREGULAR[nlp] = out
+    return out
 
 
 def _stem(term: str) -> str:
