@@ -34,8 +34,9 @@ from kgrag.kg.parallel import extract_in_order, extract_with_ray, worker_count
 from kgrag.kg.serving import LoadedGraph
 from kgrag.kg.store import GraphStore
 
-EXTRACTOR_VERSION = 1
-"""Bump when extraction logic changes what it finds: stored rows from an older extractor are redone."""
+EXTRACTOR_VERSION = 2
+"""Bump when extraction logic changes what it finds: stored rows from an older extractor are redone. 2: a
+stand-in title (the source or file name) no longer names a title entity."""
 LINK_VECTOR_BATCH = 4096
 """Link sentences per ``encode`` call: bounds the float32 copy the model returns."""
 DOCUMENTS_BATCH_CHUNKS = 256

@@ -15,6 +15,7 @@ from typing import Any
 from kgrag.core.db import Database
 from kgrag.core.errors import BuildLockedError
 from kgrag.kg.extract import ChunkText, Extraction, Mention, Relation
+from kgrag.kg.subjects import stand_in_title
 
 BUILD_LOCK_KEY = 0x6B67726167_01  # "kgrag" + 1: the graph build
 PARAMS_META_KEY = "graph_params"
@@ -117,15 +118,18 @@ class GraphStore:
         return [(int(d), int(n)) for d, n in rows]
 
     def pending_chunks(self, document_ids: Sequence[int]) -> list[ChunkText]:
+        """The chunks extraction has still to read, with their document's title: blank where the store holds
+        the source or file name in its place, which named an entity ("jonas_meier", "wiki:381") that views
+        listed beside the document and that no prose ever writes."""
         with self.db.connection() as conn:
             rows = conn.execute(
-                "SELECT c.id, c.document_id, c.text, d.title FROM chunks c JOIN documents d ON d.id = c.document_id"
-                " WHERE c.document_id = ANY(%s)"
+                "SELECT c.id, c.document_id, c.text, d.title, d.source FROM chunks c"
+                " JOIN documents d ON d.id = c.document_id WHERE c.document_id = ANY(%s)"
                 " AND NOT EXISTS (SELECT 1 FROM kg_processed_chunks p WHERE p.chunk_id = c.id)"
                 " ORDER BY c.document_id, c.position",
                 (list(document_ids),),
             ).fetchall()
-        return [ChunkText(int(r[0]), int(r[1]), r[2], r[3]) for r in rows]
+        return [ChunkText(int(r[0]), int(r[1]), r[2], "" if stand_in_title(r[3], r[4]) else r[3]) for r in rows]
 
     # -- writes -------------------------------------------------------------------------------------
     def write(self, extraction: Extraction) -> int:

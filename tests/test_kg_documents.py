@@ -19,6 +19,7 @@ from kgrag.api.ui_export import static_page, static_views
 from kgrag.core.runtime import Runtime
 from kgrag.ingest.loaders import load_text
 from kgrag.ingest.pipeline import Ingestor
+from kgrag.kg.browse import search
 from kgrag.kg.documents import (
     MAX_ALIAS_TARGETS,
     TitleIndex,
@@ -29,7 +30,7 @@ from kgrag.kg.documents import (
     tokens,
 )
 from kgrag.kg.export import write_graphml, write_json
-from kgrag.kg.graphfile import DOCUMENT, MENTIONS_DOCUMENT, document_node, read_networkx
+from kgrag.kg.graphfile import DOCUMENT, DOCUMENT_LABEL, MENTIONS_DOCUMENT, document_node, read_networkx
 from kgrag.kg.holder import load_graph
 from kgrag.kg.linking import LinkedEntity
 from kgrag.retrieval.base import Query
@@ -236,3 +237,24 @@ def test_exports_carry_document_nodes_and_mention_links(runtime: Runtime, built:
     graph = load_graph(runtime.settings.graph_path, document_edge_weight=runtime.settings.graph.document_edge_weight)
     page = static_page(static_views(graph, lambda ids: {}, entity="Halcyon Press"))
     assert "Glasswing (book)" in page and '"DOCUMENT"' in page  # the linked document, drawn as a document
+
+
+def test_a_file_name_standing_in_for_a_title_names_no_entity(runtime: Runtime, nlp: Any) -> None:
+    """A company wiki's untitled "jonas_meier.txt" put an entity "jonas_meier" (label TITLE) into the graph beside
+    its document "Jonas Meier": search and the views listed both, and a corpus loaded without titles got one
+    such entity per document, named by its source ("wiki:381")."""
+    rt = runtime
+    Ingestor.from_runtime(rt).ingest_documents([
+        load_text("Jonas Meier joined Corvid Systems in 2015. He leads Project Heron.", source="wiki/jonas_meier.txt",
+                  title="jonas_meier"),
+        load_text("Project Heron builds the Wren-3 firmware. The team is led by Jonas Meier.",
+                  source="wiki/project_heron.txt", title="Project Heron"),
+        load_text("The Kite-1 was designed in Zurich.", source="wiki:381", title="wiki:381"),
+    ])
+    build(rt, nlp)
+    graph = load_graph(rt.settings.graph_path, document_edge_weight=rt.settings.graph.document_edge_weight)
+    names = {name.casefold(): label for name, label in zip(graph.names, graph.labels, strict=True)}
+    assert "jonas_meier" not in names and "wiki:381" not in names
+    assert names["jonas meier"] in (DOCUMENT_LABEL, "PERSON")
+    assert names["project heron"] in (DOCUMENT_LABEL, "TITLE")  # a real title still names its entity
+    assert [v.name for v in search(graph, "Jonas")] == ["Jonas Meier"]
