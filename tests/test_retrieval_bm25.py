@@ -7,6 +7,7 @@ import json
 import shutil
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from kgrag.core.models import Embedder
 from kgrag.core.runtime import Runtime
 from kgrag.core.types import Filters
 from kgrag.retrieval.base import Query
-from kgrag.retrieval.bm25 import BM25Retriever, index_text, install, load_index, load_installed, tokenize
+from kgrag.retrieval.bm25 import BM25Index, BM25Retriever, index_text, install, load_index, load_installed, tokenize
 from kgrag.retrieval.maintenance import delete_document_everywhere, publish_bm25
 
 from tests.retrieval_corpus import RARE_TERM_DOC, SCIFACT, corpus_runtime, ingest, planted_loaded, source_of
@@ -213,29 +214,44 @@ def test_empty_corpus_gives_no_hits_and_a_loadable_index(runtime: Runtime) -> No
     assert index is not None and index.size == 0
 
 
+@dataclass(frozen=True)
+class _AroundADelete:
+    root: Path
+    older: Path
+    """The index folder before the delete: swept from the home by the delete's install."""
+    newer: BM25Index
+    kept: Path
+    """A copy of ``older`` made before the delete: what a replica's sync thread had downloaded."""
+
+
+def _around_a_delete(runtime: Runtime, tmp_path: Path, source: str) -> _AroundADelete:
+    """An index published, a document ingested and then deleted: the delete published and installed a newer one."""
+    ingest(runtime, planted_loaded([RARE_TERM_DOC]))
+    root = runtime.settings.index_dir / "bm25"
+    older = load_index(root)
+    assert older is not None and older.path is not None
+    kept = tmp_path / "kept" / older.path.name
+    shutil.copytree(older.path, kept)
+    doc_id = next(iter(ingest(runtime, planted_loaded([(source, "Harbours", "Tide gauges in Brenmoor Bay.")]))
+                       .document_ids.values()))
+    delete_document_everywhere(runtime, doc_id)
+    newer = load_index(root)
+    assert newer is not None and newer.path is not None and newer.corpus_version > older.corpus_version
+    return _AroundADelete(root, older.path, newer, kept)
+
+
 def test_a_late_install_of_an_older_index_never_replaces_the_one_a_delete_installed(
         runtime: Runtime, tmp_path: Path) -> None:
     """The DELETE 500 (issue 28): a replica's sync thread, still installing the index published before a
     delete, pointed CURRENT back at it and removed the delete's new folder just before the delete loaded
     it. The older index also holds the deleted document's words: it must not come back."""
-    ingest(runtime, planted_loaded([RARE_TERM_DOC]))
-    root = runtime.settings.index_dir / "bm25"
-    older = load_index(root)
-    assert older is not None and older.path is not None
-    kept = tmp_path / older.path.name
-    shutil.copytree(older.path, kept)  # what the sync thread had downloaded when the delete ran
-    doc_id = next(iter(ingest(runtime, planted_loaded([("late/2", "Harbours", "Tide gauges in Brenmoor Bay.")]))
-                       .document_ids.values()))
-    delete_document_everywhere(runtime, doc_id)
-    newer = load_index(root)
-    assert newer is not None and newer.path is not None and newer.corpus_version > older.corpus_version
-
-    shutil.copytree(kept, older.path)  # the late install, now
-    current = install(root, older.path)
-    after = load_index(root)
-    assert after is not None and after.path == newer.path and after.corpus_version == newer.corpus_version
-    assert not older.path.exists(), "the older index, with the deleted words, is gone from the home"
-    assert current == newer.path, "the caller loads the index that stayed current"
+    d = _around_a_delete(runtime, tmp_path, "late/2")
+    shutil.copytree(d.kept, d.older)  # the late install, now
+    current = install(d.root, d.older)
+    after = load_index(d.root)
+    assert after is not None and after.path == d.newer.path and after.corpus_version == d.newer.corpus_version
+    assert not d.older.exists(), "the older index, with the deleted words, is gone from the home"
+    assert current == d.newer.path, "the caller loads the index that stayed current"
 
 
 def test_an_install_of_the_version_before_keeps_a_newer_folder_that_is_not_current_yet(
@@ -243,60 +259,35 @@ def test_an_install_of_the_version_before_keeps_a_newer_folder_that_is_not_curre
     """The DELETE 500 seen in CI: the delete's publish had renamed its new index in, but not yet pointed
     CURRENT at it, when the sync thread installed the version before and swept every other folder; the
     delete then pointed CURRENT at a folder that was gone."""
-    ingest(runtime, planted_loaded([RARE_TERM_DOC]))
-    root = runtime.settings.index_dir / "bm25"
-    older = load_index(root)
-    assert older is not None and older.path is not None
-    kept = tmp_path / older.path.name
-    shutil.copytree(older.path, kept)
-    doc_id = next(iter(ingest(runtime, planted_loaded([("late/3", "Harbours", "Tide gauges in Brenmoor Bay.")]))
-                       .document_ids.values()))
-    delete_document_everywhere(runtime, doc_id)
-    newer = load_index(root)
-    assert newer is not None and newer.path is not None and newer.corpus_version > older.corpus_version
-
-    shutil.copytree(kept, older.path)  # CURRENT still names the version before: the delete has not installed yet
-    (root / "CURRENT").write_text(older.path.name)
-    assert install(root, older.path) == older.path  # the sync thread's install of the version before
-    assert newer.path.exists(), "the delete's folder, newer and about to be installed, is kept"
-    assert install(root, newer.path) == newer.path  # the delete's install
-    assert not older.path.exists()
+    d = _around_a_delete(runtime, tmp_path, "late/3")
+    assert d.newer.path is not None
+    shutil.copytree(d.kept, d.older)  # CURRENT still names the version before: the delete has not installed yet
+    (d.root / "CURRENT").write_text(d.older.name)
+    assert install(d.root, d.older) == d.older  # the sync thread's install of the version before
+    assert d.newer.path.exists(), "the delete's folder, newer and about to be installed, is kept"
+    assert install(d.root, d.newer.path) == d.newer.path  # the delete's install
+    assert not d.older.exists()
 
 
-def test_a_late_install_of_a_folder_a_newer_install_already_swept_keeps_the_newer_one(runtime: Runtime) -> None:
+def test_a_late_install_of_a_folder_a_newer_install_already_swept_keeps_the_newer_one(
+        runtime: Runtime, tmp_path: Path) -> None:
     """The DELETE 500 of stop 40's CI: the sync thread had downloaded the version before, the delete's
     install then swept that folder, and the sync thread's install, unable to read the swept folder's
     version, pointed CURRENT at it and swept the delete's folder just before the delete loaded it."""
-    ingest(runtime, planted_loaded([RARE_TERM_DOC]))
-    root = runtime.settings.index_dir / "bm25"
-    older = load_index(root)
-    assert older is not None and older.path is not None
-    doc_id = next(iter(ingest(runtime, planted_loaded([("late/4", "Harbours", "Tide gauges in Brenmoor Bay.")]))
-                       .document_ids.values()))
-    delete_document_everywhere(runtime, doc_id)
-    newer = load_index(root)
-    assert newer is not None and newer.path is not None and newer.corpus_version > older.corpus_version
-    assert not older.path.exists(), "the delete's install swept the version before"
-
-    current = install(root, older.path)  # the sync thread's install, late, of the folder now gone
-    assert current == newer.path
-    assert (root / "CURRENT").read_text().strip() == newer.path.name
-    reloaded = load_installed(root, current)
-    assert reloaded.corpus_version == newer.corpus_version
+    d = _around_a_delete(runtime, tmp_path, "late/4")
+    assert d.newer.path is not None
+    assert not d.older.exists(), "the delete's install swept the version before"
+    current = install(d.root, d.older)  # the sync thread's install, late, of the folder now gone
+    assert current == d.newer.path
+    assert (d.root / "CURRENT").read_text().strip() == d.newer.path.name
+    assert load_installed(d.root, current).corpus_version == d.newer.corpus_version
 
 
-def test_loading_an_installed_folder_a_newer_install_swept_loads_the_newer_one(runtime: Runtime) -> None:
+def test_loading_an_installed_folder_a_newer_install_swept_loads_the_newer_one(
+        runtime: Runtime, tmp_path: Path) -> None:
     """Between a publish's install and its load, a newer install may sweep the folder; the request that
     published it serves the newer index instead of failing."""
-    ingest(runtime, planted_loaded([RARE_TERM_DOC]))
-    root = runtime.settings.index_dir / "bm25"
-    older = load_index(root)
-    assert older is not None and older.path is not None
-    doc_id = next(iter(ingest(runtime, planted_loaded([("late/5", "Harbours", "Tide gauges in Brenmoor Bay.")]))
-                       .document_ids.values()))
-    delete_document_everywhere(runtime, doc_id)
-    newer = load_index(root)
-    assert newer is not None and newer.path is not None
-    loaded = load_installed(root, older.path, artifact="stale")
-    assert loaded.path == newer.path and loaded.corpus_version == newer.corpus_version
+    d = _around_a_delete(runtime, tmp_path, "late/5")
+    loaded = load_installed(d.root, d.older, artifact="stale")
+    assert loaded.path == d.newer.path and loaded.corpus_version == d.newer.corpus_version
     assert loaded.artifact == "", "the digest named belongs to the swept folder, not the one loaded"
