@@ -34,12 +34,17 @@ _LINKER_WORDS = ("of the and de la le von van der del da di du y & for on in at 
 _LINKERS = frozenset(_LINKER_WORDS.split())
 
 
+def _file_stem(source: str) -> str:
+    """The stem of the file a source names ("wiki/jonas_meier.txt" → "jonas_meier"; "2wiki:381" → "381")."""
+    return PurePath(source.rsplit(":", 1)[-1]).stem
+
+
 def stand_in_title(title: str, source: str) -> bool:
     """No title was written: the store holds the source, its file name or its stem in its place."""
     title = title.strip()
     if not title or title == source:
         return True
-    return title in (PurePath(source.rsplit(":", 1)[-1]).stem, PurePath(source).name)
+    return title in (_file_stem(source), PurePath(source).name)
 
 
 def usable_title(title: str, source: str, max_words: int) -> bool:
@@ -72,7 +77,7 @@ def stem_subject(source: str, opening: str) -> str:
     "Jonas Meier joined in 2015." (no heading, no "X is ...") is about Jonas Meier. Only a capitalised,
     name-like match counts, and a one-word name only mid-sentence, where a capital marks a name rather than
     a sentence start ("notes.txt" opening "Notes from the meeting" names nothing)."""
-    words = [w for w in _STEM_SPLIT.split(PurePath(source.rsplit(":", 1)[-1]).stem) if w]
+    words = [w for w in _STEM_SPLIT.split(_file_stem(source)) if w]
     if not words or len(words) > MAX_SUBJECT_WORDS or not any(ch.isalpha() for w in words for ch in w):
         return ""
     head = opening[:OPENING_CHARS]

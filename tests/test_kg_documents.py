@@ -243,16 +243,16 @@ def test_a_file_name_standing_in_for_a_title_names_no_entity(runtime: Runtime, n
     """A company wiki's untitled "jonas_meier.txt" put an entity "jonas_meier" (label TITLE) into the graph beside
     its document "Jonas Meier": search and the views listed both, and a corpus loaded without titles got one
     such entity per document, named by its source ("wiki:381")."""
-    rt = runtime
-    Ingestor.from_runtime(rt).ingest_documents([
+    Ingestor.from_runtime(runtime).ingest_documents([
         load_text("Jonas Meier joined Corvid Systems in 2015. He leads Project Heron.", source="wiki/jonas_meier.txt",
                   title="jonas_meier"),
         load_text("Project Heron builds the Wren-3 firmware. The team is led by Jonas Meier.",
                   source="wiki/project_heron.txt", title="Project Heron"),
         load_text("The Kite-1 was designed in Zurich.", source="wiki:381", title="wiki:381"),
     ])
-    build(rt, nlp)
-    graph = load_graph(rt.settings.graph_path, document_edge_weight=rt.settings.graph.document_edge_weight)
+    build(runtime, nlp)
+    graph = load_graph(runtime.settings.graph_path,
+                       document_edge_weight=runtime.settings.graph.document_edge_weight)
     names = {name.casefold(): label for name, label in zip(graph.names, graph.labels, strict=True)}
     assert "jonas_meier" not in names and "wiki:381" not in names
     assert names["jonas meier"] in (DOCUMENT_LABEL, "PERSON")
