@@ -117,7 +117,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             raise
         app.state.resources = resources
         app.state.tenancy = tenancy = Tenancy(resources)
-        await run_in_threadpool(tenancy.stored_keys_exist)  # known before the first request, outage or not
+        await run_in_threadpool(tenancy.auth.stored_keys_exist)  # known before the first request, outage or not
         preload_graph(resources)
         try:
             yield

@@ -6,7 +6,7 @@ A request's workspace comes from its key, or from the ``X-Kgrag-Workspace`` head
 key (core.access.Principal.workspace_for); ``Tenancy`` hands out that workspace's Resources, made on
 first use and kept: every workspace's corpus objects are its own, its models the process's.
 The REST app and the MCP server (api/mcp_server.py) build them with the same ``build_resources``
-and check keys with the same ``check_api_key``, so both answer a question the same way and accept
+and check keys with the same ``KeyCheck``, so both answer a question the same way and accept
 the same keys.
 """
 
@@ -16,7 +16,7 @@ import logging
 import shutil
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -24,8 +24,9 @@ from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from kgrag.api.jobs import JobRunner
 from kgrag.api.problems import AuthError
-from kgrag.core.access import OPEN, Audit, Keys, Principal, Role, env_principal
-from kgrag.core.errors import DatabaseError
+from kgrag.core.access import OPEN, Audit, ForbiddenError, Keys, Principal, Role, env_principal
+from kgrag.core.db import Database
+from kgrag.core.errors import DatabaseError, KgragError
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import Settings
 from kgrag.core.workspaces import DEFAULT, missing
@@ -33,7 +34,6 @@ from kgrag.ingest.pipeline import Ingestor
 from kgrag.retrieval.answer import Answerer, answerer_for
 from kgrag.retrieval.pipeline import QueryPipeline, build_pipeline
 from kgrag.retrieval.sync import ArtifactSync, sync_for
-from pydantic import SecretStr
 
 log = logging.getLogger("kgrag.api")
 
@@ -93,6 +93,56 @@ def build_resources(rt: Runtime, *, shared: Resources | None = None, listen: boo
                      sync)
 
 
+class KeyCheck:
+    """Who a request acts as, from its Authorization header: the one check the REST routes and the MCP
+    endpoint (api/mcp_server.py) share, so a key means the same on both. Whether any stored key is active
+    is read at most once per artifacts.poll_interval; the key itself on every request (a revoked key is
+    refused on the next one)."""
+
+    def __init__(self, settings: Settings, db: Database) -> None:
+        self.settings = settings
+        self.keys = Keys(db)
+        self.audit = Audit(db)
+        self._checked = (-float("inf"), False)
+
+    def stored_keys_exist(self) -> bool:
+        """While the database is down the last answer stands, so an open API (no key anywhere) still reports
+        the outage per stage, as it did before keys were stored."""
+        checked_at, exist = self._checked
+        if time.monotonic() - checked_at < self.settings.artifacts.poll_interval:
+            return exist
+        try:
+            exist = self.keys.any_active()
+        except DatabaseError:
+            if checked_at == -float("inf"):
+                raise
+            return exist
+        self._checked = (time.monotonic(), exist)
+        return exist
+
+    def principal(self, authorization: str | None) -> Principal:
+        return principal_of(self.settings, self.keys, authorization, self.stored_keys_exist)
+
+    def record_denial(self, exc: KgragError, *, principal: Principal | None, authorization: str | None,
+                      workspace: str, target: str) -> None:
+        """A refused request (401, 403) in the audit log: who tried (the key's id when it is one, never the
+        key), where and what. An audit log that holds only successes cannot show a probe. Best effort: the
+        refusal stands whether or not the row could be written."""
+        try:
+            self.audit.record(principal.key_id if principal is not None else anonymous_id(authorization),
+                              workspace, f"denied.{exc.status_code}", target[:500])
+        except DatabaseError as err:
+            log.warning("could not write a denied request to the audit log: %s", err)
+
+
+def anonymous_id(authorization: str | None) -> str:
+    """The audit log's key id for a request whose key was not accepted: ``none`` (no key sent) or
+    ``invalid`` (a key that is not active: wrong, revoked, expired or of a deleted workspace). The token
+    itself is never written."""
+    _, _, token = (authorization or "").partition(" ")
+    return "invalid" if token else "none"
+
+
 class Tenancy:
     """Every workspace's Resources in this process: the serving workspace's made at startup, any other on
     its first request (under a lock of its own, so one workspace's first load never holds up another's),
@@ -102,27 +152,7 @@ class Tenancy:
         self.root = root
         self._lock = threading.Lock()
         self._made: dict[str, tuple[threading.Lock, list[Resources]]] = {}
-        self._keys_checked = (-float("inf"), False)
-
-    @property
-    def keys(self) -> Keys:
-        return Keys(self.root.runtime.database)
-
-    def stored_keys_exist(self) -> bool:
-        """Whether any stored key is active (then a request without a key is refused), read at most once per
-        artifacts.poll_interval. While the database is down the last answer stands, so an open API (no key
-        anywhere) still reports the outage per stage, as it did before keys were stored."""
-        checked_at, exist = self._keys_checked
-        if time.monotonic() - checked_at < self.root.settings.artifacts.poll_interval:
-            return exist
-        try:
-            exist = self.keys.any_active()
-        except DatabaseError:
-            if checked_at == -float("inf"):
-                raise
-            return exist
-        self._keys_checked = (time.monotonic(), exist)
-        return exist
+        self.auth = KeyCheck(root.settings, root.runtime.database)
 
     def get(self, name: str) -> Resources:
         if name == self.root.workspace:
@@ -197,30 +227,27 @@ def principal_of(settings: Settings, keys: Keys, authorization: str | None,
     return found
 
 
-def check_api_key(keys: Sequence[SecretStr], authorization: str | None) -> None:
-    """Raises AuthError unless ``authorization`` (the header's value) is ``Bearer <one of keys>``; with no
-    keys configured everything is allowed (and `kgrag serve` / `kgrag mcp` refuse to listen beyond
-    localhost that way). The MCP endpoint calls this: it serves the default workspace, to the
-    KGRAG_API__API_KEYS keys (the REST routes also take stored keys: ``principal_of``)."""
-    if not keys:
-        return
-    scheme, _, token = (authorization or "").partition(" ")  # as FastAPI's HTTPBearer reads it
-    if scheme.lower() != "bearer" or not token:
-        raise AuthError("this API needs an API key", fix="send the header `Authorization: Bearer <key>`")
-    if env_principal(keys, token) is None:
-        raise AuthError("the API key is not valid", fix="use one of the keys configured in KGRAG_API__API_KEYS")
+def _record_denial(request: Request, exc: KgragError, principal: Principal | None,
+                   authorization: str | None = None) -> None:
+    tenancy = get_tenancy(request)
+    named = request.headers.get(WORKSPACE_HEADER, "")[:100]
+    workspace = named or (principal.workspace if principal and principal.workspace else tenancy.root.workspace)
+    tenancy.auth.record_denial(exc, principal=principal, authorization=authorization, workspace=workspace,
+                               target=f"{request.method} {request.url.path}")
 
 
 def require_api_key(
     request: Request,
-    settings: Annotated[Settings, Depends(get_settings)],
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Principal:
     """Every /v1 route needs a key once any key is configured (``principal_of``). HTTPBearer is kept as
-    the dependency so the OpenAPI schema lists the bearer scheme."""
+    the dependency so the OpenAPI schema lists the bearer scheme. A refusal is written to the audit log."""
     header = f"{credentials.scheme} {credentials.credentials}" if credentials is not None else None
-    tenancy = get_tenancy(request)
-    principal = principal_of(settings, tenancy.keys, header, tenancy.stored_keys_exist)
+    try:
+        principal = get_tenancy(request).auth.principal(header)
+    except AuthError as exc:
+        _record_denial(request, exc, None, header)
+        raise
     request.state.principal = principal
     return principal
 
@@ -239,7 +266,11 @@ def get_resources(
     admin of every workspace that names a missing one gets 404. The header is a declared parameter so
     the OpenAPI schema lists it on every route that works in a workspace."""
     tenancy = get_tenancy(request)
-    name = principal.workspace_for(workspace, tenancy.root.workspace)
+    try:
+        name = principal.workspace_for(workspace, tenancy.root.workspace)
+    except ForbiddenError as exc:
+        _record_denial(request, exc, principal)
+        raise
     if name != tenancy.root.workspace and not tenancy.exists(name):
         tenancy.forget(name)
         raise missing(name)
@@ -249,8 +280,12 @@ def get_resources(
 def require_role(role: Role, action: str) -> Any:
     """A route dependency: 403 unless the request's key has ``role`` (reader < writer < admin)."""
 
-    def check(principal: PrincipalDep) -> None:
-        principal.require(role, action)
+    def check(request: Request, principal: PrincipalDep) -> None:
+        try:
+            principal.require(role, action)
+        except ForbiddenError as exc:
+            _record_denial(request, exc, principal)
+            raise
 
     return Depends(check)
 

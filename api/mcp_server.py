@@ -6,10 +6,11 @@ functions the REST routes call, so ``search`` returns exactly what ``POST /v1/qu
 ``answer: false`` and ``ask`` exactly its cited answer or refusal. The resources (models, pool,
 published indexes) are built once by ``build_resources``, as for `kgrag serve`, and passed in.
 
-Keys: over HTTP every request needs ``Authorization: Bearer <key>`` once ``api.api_keys`` is set,
-checked by the REST API's own ``check_api_key``. Over stdio there is no key: the host starts the
-process itself, with the user's own settings and rights (like any `kgrag` command), so whoever can
-start it can already read the database it is configured for.
+Keys: over HTTP a request is checked exactly as the REST API checks it (``KeyCheck``): once any key
+exists, in ``api.api_keys`` or made by `kgrag keys create`, every request needs ``Authorization: Bearer
+<key>``, a stored key only for its own workspace, and every refusal is audited. Over stdio there is no
+key: the host starts the process itself, with the user's own settings and rights (like any `kgrag` command),
+so whoever can start it can already read the database it is configured for.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Annotated
 
 import anyio.to_thread
 from kgrag.api import service
-from kgrag.api.deps import Resources, check_api_key
+from kgrag.api.deps import KeyCheck, Resources
 from kgrag.api.problems import AuthError, problem_for, problem_response
 from kgrag.api.schemas import (
     AskOut,
@@ -32,6 +33,7 @@ from kgrag.api.schemas import (
     QueryResponse,
     Signal,
 )
+from kgrag.core.access import ForbiddenError
 from kgrag.core.errors import KgragError
 from kgrag.core.types import DocumentStatus
 from kgrag.kg import browse
@@ -137,21 +139,47 @@ def build_server(res: Resources) -> MCPServer:
 
 
 class RequireKey:
-    """Refuses every HTTP request without a valid key before the MCP transport reads it, with the same
-    401 problem document the REST API sends (``check_api_key``)."""
+    """Refuses every HTTP request the REST API would refuse, before the MCP transport reads it: the same
+    ``KeyCheck`` (stored keys with their workspace and role, the KGRAG_API__API_KEYS keys, a revoked key
+    refused on its next request), the same 401 and 403 problem documents, and each refusal in the audit
+    log. The endpoint serves one workspace, ``res``'s: a key made for another workspace gets 403, as it
+    would naming that workspace on the REST API. Every tool only reads, so a reader key is enough."""
 
-    def __init__(self, app: ASGIApp, res: Resources) -> None:
+    def __init__(self, app: ASGIApp, res: Resources, auth: KeyCheck) -> None:
         self.app = app
-        self.keys = res.settings.api.api_keys
+        self.workspace = res.workspace
+        self.auth = auth
+
+    def check(self, authorization: str | None, target: str) -> None:
+        """Blocking (a key is looked up in the database): run on a worker thread."""
+        try:
+            principal = self.auth.principal(authorization)
+        except AuthError as exc:
+            self.auth.record_denial(exc, principal=None, authorization=authorization, workspace=self.workspace,
+                                    target=target)
+            raise
+        try:
+            if principal.workspace not in (None, self.workspace):
+                raise ForbiddenError("this key is not valid for the workspace this MCP endpoint serves",
+                                     fix=f"use a key made for workspace {self.workspace!r} (`kgrag keys create "
+                                         f"--workspace {self.workspace} --role reader`), or start `kgrag mcp "
+                                         "--workspace` with the key's own workspace")
+            principal.require("reader", "read documents")
+        except ForbiddenError as exc:
+            self.auth.record_denial(exc, principal=principal, authorization=authorization,
+                                    workspace=principal.workspace or self.workspace, target=target)
+            raise
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             header = dict(scope.get("headers") or []).get(b"authorization")
+            target = f"mcp {scope.get('method', '')} {scope.get('path', '')}"
             try:
-                check_api_key(self.keys, header.decode("latin-1") if header is not None else None)
-            except AuthError as exc:
-                response = problem_response(problem_for(exc, scope.get("path")),
-                                            {"WWW-Authenticate": 'Bearer realm="kgrag"'})
+                await anyio.to_thread.run_sync(self.check, header.decode("latin-1") if header is not None
+                                               else None, target)
+            except KgragError as exc:
+                headers = {"WWW-Authenticate": 'Bearer realm="kgrag"'} if isinstance(exc, AuthError) else None
+                response = problem_response(problem_for(exc, scope.get("path")), headers)
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
@@ -177,4 +205,5 @@ def http_app(res: Resources, *, host: str = "127.0.0.1", on_shutdown: Callable[[
             if on_shutdown is not None:
                 await anyio.to_thread.run_sync(on_shutdown)
 
-    return RequireKey(Starlette(routes=[Mount("/", app=inner)], lifespan=lifespan), res)
+    auth = KeyCheck(res.settings, res.runtime.database)
+    return RequireKey(Starlette(routes=[Mount("/", app=inner)], lifespan=lifespan), res, auth)

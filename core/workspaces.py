@@ -123,8 +123,10 @@ class Workspaces:
         return view
 
     def delete(self, name: str, *, folder: Path | None = None) -> None:
-        """Drop its schema (every row: documents, chunks, graph, artifacts, jobs), its keys and its audit
-        rows, in one transaction; then its folder under ``home``. Replicas still holding the workspace find
+        """Drop its schema (every row: documents, chunks, graph, artifacts, jobs) and its keys, in one
+        transaction; its audit rows stay (who changed or tried to read it outlives it: a log that forgets a
+        deleted workspace hides what happened before the delete);
+        then its folder under ``home``. Replicas still holding the workspace find
         its tables gone (their connections search no other schema) and its keys refused. ``folder``: its
         derived files in this data home (Settings.workspace_home)."""
         schema = schema_of(name)
@@ -136,6 +138,5 @@ class Workspaces:
             if row is None:
                 raise missing(name)
             conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
-            conn.execute(f"DELETE FROM {REGISTRY}.audit WHERE workspace = %s", (name,))
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)

@@ -88,8 +88,8 @@ def workspace_delete(
     name: Annotated[str, typer.Argument(help="The workspace to delete, with everything in it.")],
     yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
 ) -> None:
-    """Delete a workspace: its documents, chunks, graph, indexes, jobs, keys and audit rows, and its
-    files in this data home. Other replicas refuse its keys at once. It cannot be undone.
+    """Delete a workspace: its documents, chunks, graph, indexes, jobs and keys, and its files in this
+    data home (its audit rows are kept). Other replicas refuse its keys at once. It cannot be undone.
 
     Example:  kgrag workspace delete legal --yes
     """

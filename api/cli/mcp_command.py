@@ -34,7 +34,7 @@ def mcp(
         "--transport", case_sensitive=False,
         help="stdio: the MCP host starts this command and talks over its stdin/stdout (no key: the process "
              "runs with your settings, like any kgrag command). http: streamable HTTP at http://HOST:PORT/mcp, "
-             "with the REST API's bearer keys.")] = Transport.stdio,
+             "checking keys exactly as the REST API does (stored keys and KGRAG_API__API_KEYS).")] = Transport.stdio,
     host: Annotated[str | None, typer.Option(help="With --transport http: interface to listen on "
                                              "(default api.host, 127.0.0.1).")] = None,
     port: Annotated[int, typer.Option(min=1, max=65535, help="With --transport http: port.")] = DEFAULT_PORT,
@@ -50,9 +50,11 @@ def mcp(
     chunks) and graph_neighbourhood (an entity's links and the sentences behind them).
 
     Over stdio the MCP host starts `kgrag mcp` itself; put the settings it needs (KGRAG_HOME, or
-    KGRAG_DATABASE__URL) in the host's `env` block. Over HTTP, set KGRAG_API__API_KEYS='["a-long-random-key"]'
-    and clients send `Authorization: Bearer <key>`; with no keys it listens only on localhost unless you pass
-    --allow-no-auth (the MCP endpoint takes the KGRAG_API__API_KEYS keys and serves one workspace, --workspace).
+    KGRAG_DATABASE__URL) in the host's `env` block. Over HTTP, keys work as on the REST API: make one with
+    `kgrag keys create --workspace W --role reader` (or set KGRAG_API__API_KEYS) and clients send
+    `Authorization: Bearer <key>`. The endpoint serves one workspace (--workspace); a key made for another
+    workspace is refused, and every refusal is audited. With no key anywhere it listens only on localhost
+    unless you pass --allow-no-auth.
     Client configuration examples are in docs/api.md.
 
     Example:  kgrag mcp                                  (stdio, for a host's mcpServers entry)
@@ -83,13 +85,16 @@ def _serve_stdio(workspace: str | None) -> None:
 def _serve_http(host: str | None, port: int, allow_no_auth: bool, workspace: str | None) -> None:
     import uvicorn
     from kgrag.api.cli.common import in_workspace, load_settings
+    from kgrag.api.cli.serve import stored_keys
     from kgrag.api.deps import build_resources
     from kgrag.api.mcp_server import MCP_PATH, http_app
     from kgrag.core.runtime import Runtime
 
     settings = in_workspace(load_settings(), workspace)
     api = settings.api.model_copy(update={"host": host} if host else {})
-    check_exposure(api.host, bool(api.api_keys), allow_no_auth, command="kgrag mcp --transport http",
+    # Stored keys count as keys here, wherever it listens: the endpoint then checks them on every request.
+    has_keys = bool(api.api_keys) or stored_keys(settings)
+    check_exposure(api.host, has_keys, allow_no_auth, command="kgrag mcp --transport http",
                    risk="anyone could read the documents")
     check_port_free(api.host, port, command="kgrag mcp --transport http")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -106,8 +111,9 @@ def _serve_http(host: str | None, port: int, allow_no_auth: bool, workspace: str
     res: Resources | None = None
     try:
         res = build_resources(rt)
-        if not api.api_keys:
-            err_console.print("[yellow]note:[/] no API keys configured; every request is allowed")
+        if not has_keys:
+            err_console.print("[yellow]note:[/] no API keys exist; every request is allowed until one is made "
+                              "(`kgrag keys create`)")
         err_console.print(f"MCP endpoint at http://{api.host}:{port}{MCP_PATH} (streamable HTTP)")
         uvicorn.run(http_app(res, host=api.host, on_shutdown=close), host=api.host, port=port,
                     log_level="warning", timeout_graceful_shutdown=api.shutdown_grace_s)
