@@ -134,7 +134,8 @@ def short_answer_scores(rows: Iterable[tuple[bool, bool, str, Sequence[str]]]) -
             right += int(not should_refuse and short_answer_right(short, golds))
     return {"short_precision": right / given if given else None,
             "coverage": given_answerable / answerable if answerable else None,
-            "short_given": given, "short_right": right}
+            "short_given": given, "short_right": right, "answerable_given": given_answerable,
+            "answerable_judged": answerable}
 
 
 def percentile(values: Sequence[float], q: float) -> float:
