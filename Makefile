@@ -42,6 +42,11 @@ eval: setup
 	KGRAG_HOME=$(EVAL_HOME) $(BIN)/kgrag eval run --dataset eval/golden/examples.json --ablate -o eval/results/examples.json
 	KGRAG_HOME=$(EVAL_HOME) $(BIN)/kgrag eval run --dataset eval/golden/examples.json --ablate --drop-titles \
 	  -o eval/results/examples-no-titles.json
+	# Issue 42's answer sets (short answers or refusals per kind, tune and heldout): examples/ and an invented agency.
+	KGRAG_HOME=$(EVAL_HOME) $(BIN)/kgrag eval run --dataset eval/golden/examples-answers.json --ablate \
+	  -o eval/results/examples-answers.json
+	KGRAG_HOME=$(EVAL_HOME) $(BIN)/kgrag eval run --dataset eval/golden/harbour_agency.json --ablate \
+	  -o eval/results/harbour_agency.json
 	KGRAG_HOME=$(EVAL_HOME) $(BIN)/kgrag eval run --dataset ../shared/data/scifact --ablate -o eval/results/scifact.json
 	KGRAG_HOME=$(EVAL_HOME) $(BIN)/kgrag eval run --dataset ../shared/data/2wikimultihopqa --ablate \
 	  -o eval/results/2wikimultihopqa.json
@@ -56,6 +61,11 @@ eval: setup
 	for f in eval/results/*.json; do case $$f in *-answers.json) continue;; esac; \
 	  $(BIN)/kgrag eval report $$f --update README.md --chart docs/eval-$$(basename $$f .json).png || exit 1; done
 	$(BIN)/kgrag eval report eval/results/examples.json --answers --update README.md
+	# The answer sets: retrieval with tune and heldout apart, then the answers per kind and split.
+	$(BIN)/kgrag eval report eval/results/examples-answers.json --split field --update README.md
+	$(BIN)/kgrag eval report eval/results/harbour_agency.json --split field --update README.md
+	$(BIN)/kgrag eval report eval/results/examples-answers.json --answers --update README.md
+	$(BIN)/kgrag eval report eval/results/harbour_agency.json --answers --update README.md
 	$(BIN)/kgrag eval report eval/results/2wikimultihopqa-answers.json --answers --split 500 --update README.md
 	$(BIN)/kgrag eval report eval/results/2wikimultihopqa-no-titles-answers.json --answers --split 500 --update README.md
 	# Graph settings were tuned on 2Wiki questions 1-500 only: report 501-1000 apart.

@@ -14,10 +14,15 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from kgrag.core.errors import IngestError, InvalidInputError
 from kgrag.core.types import LoadedDocument
 from kgrag.ingest.loaders import SUPPORTED_SUFFIXES, load_bytes, load_text
+from kgrag.retrieval.conversation import Turn
+
+SPLITS = ("tune", "heldout")
+"""A golden question's ``split``: tuned on, or kept apart to report whether a number held up."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +33,17 @@ class EvalQuestion:
     keywords: tuple[str, ...] = ()
     should_refuse: bool = False
     kind: str = ""
+    answers: tuple[str, ...] = ()
+    """Acceptable short answers (aliases), any one of which is right; keywords are all expected in the text."""
+    split: str = ""
+    """"tune" or "heldout" where the set says; "" where the split is by position (2Wiki's first 500)."""
+    conversation: tuple[Turn, ...] = ()
+    """Earlier turns of a follow-up, which the product resolves the question against before retrieving."""
+
+    @property
+    def golds(self) -> tuple[str, ...]:
+        """What a short answer is judged against: the aliases, else (2Wiki, older golden sets) the keywords."""
+        return self.answers or self.keywords
 
 
 @dataclass(frozen=True)
@@ -184,7 +200,10 @@ def _looks_golden(path: Path) -> bool:
 def load_golden(path: Path, *, drop_titles: bool = False) -> Dataset:
     """Our own format: {"name", "corpus": folder relative to the file, "questions": [...]}.
 
-    Each question: {"id", "question", "relevant": [file names], "keywords": [...], "should_refuse": bool}.
+    Each question: {"id", "question", "relevant": [file names], "keywords": [...], "should_refuse": bool}, and
+    for the answer sets also "answers" (aliases), "split" ("tune" or "heldout") and "conversation" (earlier
+    turns, [{"role": "user" | "assistant", "text": ...}]). A mistake in these is refused here, naming the
+    question: a typo'd split or role would otherwise quietly move a question out of the numbers.
     """
     data = json.loads(path.read_text())
     corpus = (path.parent / data["corpus"]).resolve()
@@ -193,14 +212,7 @@ def load_golden(path: Path, *, drop_titles: bool = False) -> Dataset:
                                 fix="set \"corpus\" to a folder path relative to the golden-set file")
     files = tuple(sorted(f for f in corpus.rglob("*") if f.is_file() and f.suffix.lower() in SUPPORTED_SUFFIXES))
     name = data.get("name", path.stem) + (NO_TITLES if drop_titles else "")
-    questions = tuple(
-        EvalQuestion(
-            str(q.get("id", i)), q["question"], frozenset(q.get("relevant", [])),
-            keywords=tuple(q.get("keywords", [])), should_refuse=bool(q.get("should_refuse", False)),
-            kind=q.get("kind", "should_refuse" if q.get("should_refuse") else "answerable"),
-        )
-        for i, q in enumerate(data["questions"])
-    )
+    questions = tuple(_golden_question(path, i, q) for i, q in enumerate(data["questions"]))
 
     def documents() -> Iterator[LoadedDocument | Skipped]:
         for f in files:
@@ -209,3 +221,40 @@ def load_golden(path: Path, *, drop_titles: bool = False) -> Dataset:
                 f.read_bytes(), source=source, suffix=f.suffix, default_title=f.stem), drop_titles))
 
     return Dataset(name, "golden", path, questions, (path, *files), documents)
+
+
+def _golden_question(path: Path, i: int, q: dict[str, Any]) -> EvalQuestion:
+    qid = str(q.get("id", i))
+
+    def bad(what: str, fix: str) -> InvalidInputError:
+        return InvalidInputError(f"question {qid} of {path} {what}", fix=fix)
+
+    should_refuse = bool(q.get("should_refuse", False))
+    answers = _strings(q.get("answers", []))
+    if answers is None:
+        raise bad("has \"answers\" that are not a list of strings", "write \"answers\": [\"alias\", ...]")
+    if should_refuse and answers:
+        raise bad("both expects answers and should be refused", "keep one of \"answers\" and \"should_refuse\"")
+    split = q.get("split", "")
+    if split and split not in SPLITS:
+        raise bad(f"has split {split!r}", f"use one of {', '.join(SPLITS)}")
+    turns = []
+    for t in q.get("conversation") or []:
+        if not isinstance(t, dict) or t.get("role") not in ("user", "assistant") or not isinstance(t.get("text"), str):
+            raise bad(f"has a conversation turn {t!r}", "write each turn as {\"role\": \"user\" or \"assistant\", "
+                      "\"text\": \"...\"}")
+        turns.append(Turn(t["role"], t["text"]))
+    if turns and not any(t.role == "user" for t in turns):
+        raise bad("has a conversation with no user turn", "begin the conversation with the user's question")
+    return EvalQuestion(
+        qid, str(q["question"]), frozenset(q.get("relevant", [])),
+        keywords=tuple(q.get("keywords", [])), should_refuse=should_refuse,
+        kind=str(q.get("kind", "should_refuse" if should_refuse else "answerable")),
+        answers=answers, split=str(split), conversation=tuple(turns),
+    )
+
+
+def _strings(value: object) -> tuple[str, ...] | None:
+    if isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value):
+        return tuple(value)
+    return None

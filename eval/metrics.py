@@ -82,6 +82,62 @@ def token_f1(prediction: str, golds: Sequence[str]) -> float:
     return best
 
 
+CURRENCY = "£€¥₹"
+"""Currency signs SQuAD's punctuation list lacks: "£2,150,000" and "2,150,000" are the same answer."""
+
+EXTRA_TOKENS = 2
+"""Words a short answer may add around an expected one and still be right: "the dredger Maud Ellen" for "Maud
+Ellen", "up to £25" for "£25"; "340 litres of marine gas oil" names more than the answer and is not."""
+
+
+def normalize_short(text: str) -> str:
+    """``normalize_answer`` without currency signs either."""
+    return normalize_answer("".join(c for c in text if c not in CURRENCY))
+
+
+def short_answer_right(prediction: str, golds: Sequence[str], *, extra_tokens: int = EXTRA_TOKENS) -> bool:
+    """Whether a short answer is right: its normalised tokens equal an expected answer's, or hold one as a
+    contiguous run and add at most ``extra_tokens`` more. Stricter than F1 on purpose: a nearby name that
+    shares a word ("Halvorsen Foundation" for "Ingrid Halvorsen") is wrong, as a reader would judge it,
+    and so is a whole sentence that happens to contain the answer."""
+    pred = normalize_short(prediction).split()
+    if not pred:
+        return False
+    for gold in golds:
+        ref = normalize_short(gold).split()
+        if not ref or len(pred) - len(ref) > extra_tokens:
+            continue
+        if any(pred[i:i + len(ref)] == ref for i in range(len(pred) - len(ref) + 1)):
+            return True
+    return False
+
+
+def short_answer_scores(rows: Iterable[tuple[bool, bool, str, Sequence[str]]]) -> dict[str, float | int | None]:
+    """Precision and coverage of short answers over (should_refuse, refused, short, golds) per question.
+
+    A short answer is *given* when the question was not refused and the short answer is not empty.
+    Precision: right among all short answers given, where one given to a question that should be refused
+    is wrong (it is a confident answer the documents do not support). Coverage: short answers given
+    among the answerable questions (right or not: precision says how many were right). A question with
+    no gold answer that need not be refused (a 2Wiki yes/no question) cannot be judged and is left out.
+    None where there is nothing to divide by."""
+    given = right = answerable = given_answerable = 0
+    for should_refuse, refused, short, golds in rows:
+        if not should_refuse and not golds:
+            continue
+        gave = not refused and bool(short.strip())
+        if not should_refuse:
+            answerable += 1
+            given_answerable += int(gave)
+        if gave:
+            given += 1
+            right += int(not should_refuse and short_answer_right(short, golds))
+    return {"short_precision": right / given if given else None,
+            "coverage": given_answerable / answerable if answerable else None,
+            "short_given": given, "short_right": right, "answerable_given": given_answerable,
+            "answerable_judged": answerable}
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     """Linear-interpolated percentile (numpy's default method), q in [0, 100]."""
     if not values:

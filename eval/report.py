@@ -14,7 +14,7 @@ from typing import Any
 
 from kgrag.core.errors import InvalidInputError
 from kgrag.core.settings import Settings
-from kgrag.eval.metrics import mean, percentile, retrieval_scores
+from kgrag.eval.metrics import mean, percentile, retrieval_scores, short_answer_scores
 
 COLUMNS: list[tuple[str, str, str]] = [
     # (key, header, format)
@@ -81,18 +81,89 @@ def refusal_scores(refuse: list[bool], answerable: list[bool]) -> dict[str, floa
 
 ANSWER_KINDS = {"answerable": "single-hop", "multihop": "multi-hop", "should_refuse": "unanswerable"}
 
+Split = int | str
+"""How a report keeps tuned questions apart: the first N (2Wiki), or ``FIELD``, each question's own ``split``."""
+FIELD = "field"
+
+
+def parse_split(value: str | None) -> Split | None:
+    """``--split`` as given: a question count, or "field" for the sets whose questions say their split."""
+    if value is None:
+        return None
+    if value == FIELD:
+        return FIELD
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    raise InvalidInputError(f"--split {value!r} is neither a question count nor {FIELD!r}",
+                            fix="give --split 500 (the first 500 were tuned on) or --split field (each "
+                                "question's \"split\": tune or heldout)")
+
+
+def has_split_field(results: dict[str, Any]) -> bool:
+    return any("split" in q for q in results["qrels"].values())
+
+
+def partition(results: dict[str, Any], split: Split) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The questions of the first run, tuned then held out, each part with its label. Every run asks the
+    same questions in the same order, so callers select a run's rows by the ids of these."""
+    qrels = results["qrels"]
+    rows = results["runs"][0]["questions"] if results["runs"] else []
+    if split == FIELD:
+        if not has_split_field(results):
+            raise InvalidInputError("--split field: no question of this run says its split",
+                                    fix="give a question count (--split 500), or add \"split\" to the golden set")
+        return [(part, [r for r in rows if qrels[r["id"]].get("split") == part]) for part in ("tune", "heldout")]
+    n = len(rows)
+    if not isinstance(split, int) or not 0 < split < n:
+        raise InvalidInputError(f"--split {split} leaves no questions on one side (the run has {n})",
+                                fix=f"give a split between 1 and {n - 1}")
+    return [(f"q1–{split} (tuned)", rows[:split]), (f"q{split + 1}–{n} (held out)", rows[split:])]
+
+
+def answer_scores(rows: list[dict[str, Any]], qrels: dict[str, Any]) -> dict[str, Any]:
+    """Every answer-stage number for some answered rows: short-answer precision and coverage (see
+    ``metrics.short_answer_scores``), refusal precision and recall, false refusals (refused among the
+    answerable), EM and F1, and the counts they divide."""
+    rows = [r for r in rows if "refused" in r]
+    due = [qrels[r["id"]]["should_refuse"] for r in rows]
+    out: dict[str, Any] = short_answer_scores(
+        (qrels[r["id"]]["should_refuse"], r["refused"], r.get("short_answer", "") or "",
+         qrels[r["id"]].get("answers") or qrels[r["id"]].get("keywords") or []) for r in rows)
+    answerable = [r["refused"] for r, d in zip(rows, due, strict=True) if not d]
+    out.update(refusal_scores([r["refused"] for r, d in zip(rows, due, strict=True) if d], answerable))
+    out["false_refusals"] = mean([1.0 if x else 0.0 for x in answerable]) if answerable else None
+    out["n"], out["answerable"] = len(rows), len(answerable)
+    out["refused_right"] = sum(1 for r, d in zip(rows, due, strict=True) if d and r["refused"])
+    out["refused"], out["due"] = sum(1 for r in rows if r["refused"]), sum(due)
+    for key in ("answer_em", "answer_f1"):
+        values = [r[key] for r in rows if key in r]
+        out[key] = mean(values) if values else None
+    return out
+
+
+GOLDEN_KINDS = ("single", "multihop", "near_miss", "absent", "followup")
+"""The answer sets' kinds in reading order; any other kind a set uses follows them."""
+
 
 def answers_block_name(name: str) -> str:
     return f"{name}:answers"
 
 
-def answers_markdown(results: dict[str, Any], *, source: str, split: int | None = None) -> str:
-    """The answer stage on its own: per question kind, answer keyword recall, short-answer EM and F1 and
-    false refusals, then refusal precision and recall, for every run that answered. ``split``: only the
-    questions after it (the held-out part of a set whose first questions were tuned on)."""
+def answers_markdown(results: dict[str, Any], *, source: str, split: Split | None = None) -> str:
+    """The answer stage on its own: per question kind, answer keyword recall, short-answer EM and F1,
+    short-answer precision and coverage and false refusals, then refusal precision and recall, for every
+    run that answered. ``split``: only the questions after it (the held-out part of a set whose first
+    questions were tuned on). A set whose questions say their split gets ``golden_answers_markdown``."""
+    if has_split_field(results):
+        if split not in (None, FIELD):
+            raise InvalidInputError("this set's questions say their own split; --split N would cut across it",
+                                    fix="leave --split out (or give --split field)")
+        return golden_answers_markdown(results, source=source)
+    if split == FIELD:
+        raise InvalidInputError("--split field: no question of this run says its split", fix="give --split N")
     qrels = results["qrels"]
     st = results["stamp"]
-    head = ["configuration", "questions", "n", "kw recall", "EM", "F1", "false refusals"]
+    head = ["configuration", "questions", "n", "kw recall", "EM", "F1", "short P", "coverage", "false refusals"]
     lines = [f"**{st['dataset']['name']}** answers ({st['models'].get('answerer') or 'no answerer'}), config hash "
              f"`{st['config_hash']}`, commit `{(st['git'].get('commit') or 'unknown')[:10]}`.", "",
              "| " + " | ".join(head) + " |", "|---|---|" + "---:|" * (len(head) - 2)]
@@ -103,15 +174,19 @@ def answers_markdown(results: dict[str, Any], *, source: str, split: int | None 
             rows = rows[split:]
         if not rows:
             continue
-        kinds = dict.fromkeys(qrels[r["id"]].get("kind") or "answerable" for r in rows)
-        for kind in kinds:
-            of_kind = [r for r in rows if (qrels[r["id"]].get("kind") or "answerable") == kind]
-            if kind == "should_refuse":
-                continue
-            cells = [_mean_of(of_kind, key) for key in ("keyword_recall", "answer_em", "answer_f1")]
-            cells.append(f"{mean([1.0 if r['refused'] else 0.0 for r in of_kind]):.3f}")
-            lines.append(f"| {run['name']} | {ANSWER_KINDS.get(kind, kind)} | {len(of_kind)} | " + " | ".join(cells)
-                         + " |")
+        kinds = [k for k in dict.fromkeys(qrels[r["id"]].get("kind") or "answerable" for r in rows)
+                 if k != "should_refuse"]
+        groups = [(ANSWER_KINDS.get(k, k), [r for r in rows if (qrels[r["id"]].get("kind") or "answerable") == k])
+                  for k in kinds]
+        if len(kinds) > 1:  # the one number a target is set on; a short answer to an unanswerable one counts
+            groups.append(("**all**", rows))
+        for label, of_kind in groups:
+            answerable = [r for r in of_kind if not qrels[r["id"]]["should_refuse"]]
+            cells = [_mean_of(answerable, key) for key in ("keyword_recall", "answer_em", "answer_f1")]
+            scores = answer_scores(of_kind, qrels)
+            cells += [_ratio(scores["short_precision"], scores["short_right"], scores["short_given"]),
+                      _fmt(scores["coverage"]), _fmt(scores["false_refusals"])]
+            lines.append(f"| {run['name']} | {label} | {len(answerable)} | " + " | ".join(cells) + " |")
         scores = refusal_scores([r["refused"] for r in rows if qrels[r["id"]]["should_refuse"]],
                                 [r["refused"] for r in rows if not qrels[r["id"]]["should_refuse"]])
         if scores["refusal_recall"] is not None:
@@ -124,6 +199,63 @@ def answers_markdown(results: dict[str, Any], *, source: str, split: int | None 
               f"_Generated by `kgrag eval report {source} --answers{part}` from the raw per-question rows{what}; "
               "do not edit._"]
     return "\n".join(lines) + "\n"
+
+
+def golden_answers_markdown(results: dict[str, Any], *, source: str) -> str:
+    """Issue 42's answer table for a set whose questions say their kind and split: per kind, tuned and held-out
+    questions apart, for the three-signal run; then every configuration over all kinds. Counts stand beside
+    the ratios: on a few questions per kind, 0.500 means little without them."""
+    qrels = results["qrels"]
+    st = results["stamp"]
+    answered = [run for run in results["runs"] if any("refused" in r for r in run["questions"])]
+    if not answered:
+        raise InvalidInputError("this results file has no answers", fix="run `kgrag eval run --answers` first")
+    main = next((run for name in ("dense+bm25+graph +rerank", "dense+bm25+graph") for run in answered
+                 if run["name"] == name), answered[-1])
+    parts = partition(results, FIELD)
+    used = {qrels[q]["kind"] for q in qrels}
+    kinds = [k for k in GOLDEN_KINDS if k in used] + sorted(used - set(GOLDEN_KINDS))
+    head = ["split", "kind", "n", "short P (right/given)", "coverage", "refusal P", "refusal R (refused/due)",
+            "false refusals", "EM", "F1"]
+    lines = [f"**{st['dataset']['name']}** answers ({st['models'].get('answerer') or 'no answerer'}), "
+             f"configuration `{main['name']}`, config hash `{st['config_hash']}`, commit "
+             f"`{(st['git'].get('commit') or 'unknown')[:10]}`{' (dirty)' if st['git'].get('dirty') else ''}.", "",
+             "| " + " | ".join(head) + " |", "|---|---|" + "---:|" * (len(head) - 2)]
+    by_id = {r["id"]: r for r in main["questions"]}
+    for part, part_rows in parts:
+        rows = [by_id[r["id"]] for r in part_rows]
+        for kind in [*kinds, "all"]:
+            of_kind = [r for r in rows if kind == "all" or qrels[r["id"]]["kind"] == kind]
+            if not of_kind:
+                continue
+            lines.append(f"| {part} | {'**all**' if kind == 'all' else kind} | " + " | ".join(
+                _answer_cells(answer_scores(of_kind, qrels), em_f1=True)) + " |")
+    head = ["configuration", "split", "n", "short P (right/given)", "coverage", "refusal P",
+            "refusal R (refused/due)", "false refusals"]
+    lines += ["", "Every configuration, all kinds:", "", "| " + " | ".join(head) + " |",
+              "|---|---|" + "---:|" * (len(head) - 2)]
+    for run in answered:
+        by_id = {r["id"]: r for r in run["questions"]}
+        for part, part_rows in parts:
+            scores = answer_scores([by_id[r["id"]] for r in part_rows], qrels)
+            lines.append(f"| {run['name']} | {part} | " + " | ".join(_answer_cells(scores, em_f1=False)) + " |")
+    lines += ["", f"_Generated by `kgrag eval report {source} --answers` from the raw per-question rows: tune and "
+                  "heldout are the questions' own split; do not edit._"]
+    return "\n".join(lines) + "\n"
+
+
+def _answer_cells(s: dict[str, Any], *, em_f1: bool) -> list[str]:
+    cells = [str(s["n"]), _ratio(s["short_precision"], s["short_right"], s["short_given"]),
+             _ratio(s["coverage"], s["answerable_given"], s["answerable_judged"]),
+             _fmt(s["refusal_precision"]),
+             _ratio(s["refusal_recall"], s["refused_right"], s["due"]), _fmt(s["false_refusals"])]
+    if em_f1:
+        cells += [_fmt(s["answer_em"]), _fmt(s["answer_f1"])]
+    return cells
+
+
+def _ratio(value: float | None, num: int, den: int) -> str:
+    return "–" if value is None else f"{value:.3f} ({num}/{den})"
 
 
 def _mean_of(rows: list[dict[str, Any]], key: str) -> str:
@@ -169,26 +301,29 @@ def split_block_name(name: str) -> str:
     return f"{name}:split"
 
 
-def split_markdown(results: dict[str, Any], *, split: int, source: str) -> str:
-    """The tuned questions (the first ``split``) and the held-out rest side by side, with R@5 per question type.
+def split_markdown(results: dict[str, Any], *, split: Split, source: str) -> str:
+    """The tuned questions (the first ``split``, or those whose ``split`` says tune) and the held-out rest side
+    by side, with R@5 per question type.
 
-    Anything tuned on a dataset is tuned on its first questions only; this table keeps the rest apart so a
+    Anything tuned on a dataset is tuned on its tuned questions only; this table keeps the rest apart so a
     reader sees whether a number held up on questions nobody looked at.
     """
     qrels = results["qrels"]
-    n = len(results["runs"][0]["questions"]) if results["runs"] else 0
-    if not 0 < split < n:
-        raise InvalidInputError(f"--split {split} leaves no questions on one side (the run has {n})",
-                                fix=f"give a split between 1 and {n - 1}")
+    parts = partition(results, split)
     kinds = sorted({q.get("kind", "") for q in qrels.values()} - {""})
     head = ["configuration", "questions", "R@2", "R@5", "nDCG@10", *(f"R@5 {k}" for k in kinds)]
-    lines = [f"Split at question {split}: q1–{split} were used for tuning, q{split + 1}–{n} were held out.", "",
-             "| " + " | ".join(head) + " |", "|---|---|" + "---:|" * (len(head) - 2)]
+    if split == FIELD:
+        intro = "Split by each question's own `split`: tune was used for tuning, heldout was held out."
+    else:
+        n = len(results["runs"][0]["questions"])
+        intro = f"Split at question {split}: q1–{split} were used for tuning, q{split + 1}–{n} were held out."
+    lines = [intro, "", "| " + " | ".join(head) + " |", "|---|---|" + "---:|" * (len(head) - 2)]
     for run in results["runs"]:
         if run["name"] not in SPLIT_RUNS:
             continue
-        for part, rows in ((f"q1–{split} (tuned)", run["questions"][:split]),
-                           (f"q{split + 1}–{n} (held out)", run["questions"][split:])):
+        by_id = {r["id"]: r for r in run["questions"]}
+        for part, part_rows in parts:
+            rows = [by_id[r["id"]] for r in part_rows]
             scores = [(qrels[r["id"]].get("kind", ""), retrieval_scores(r["ranked"], set(qrels[r["id"]]["relevant"])))
                       for r in rows if qrels[r["id"]]["relevant"]]
             cells = [f"{mean([s[key] for _, s in scores]):.3f}" for key in ("recall@2", "recall@5", "ndcg@10")]
@@ -196,7 +331,8 @@ def split_markdown(results: dict[str, Any], *, split: int, source: str) -> str:
                 of_kind = [s["recall@5"] for k, s in scores if k == kind]
                 cells.append(f"{mean(of_kind):.3f}" if of_kind else "–")
             lines.append(f"| {run['name']} | {part} | " + " | ".join(cells) + " |")
-    lines += ["", f"_Generated by `kgrag eval report {source} --split {split}` from the raw per-question rows; "
+    part_arg = FIELD if split == FIELD else str(split)
+    lines += ["", f"_Generated by `kgrag eval report {source} --split {part_arg}` from the raw per-question rows; "
                   "do not edit._"]
     return "\n".join(lines) + "\n"
 

@@ -23,9 +23,10 @@ from kgrag.core.runtime import Runtime
 from kgrag.eval.datasets import Dataset, EvalQuestion, unit_of_source
 from kgrag.eval.metrics import dedupe, exact_match, keyword_recall, token_f1
 from kgrag.ingest.pipeline import Ingestor
-from kgrag.retrieval.answer.base import Answer, complete
+from kgrag.retrieval.answer.base import Answer, TextModel, complete
 from kgrag.retrieval.answer.factory import answerer_for
 from kgrag.retrieval.answer.grounded import gate, passages_from
+from kgrag.retrieval.conversation import Standalone, Turn, standalone_question
 from kgrag.retrieval.pipeline import QueryPipeline, build_pipeline
 from kgrag.retrieval.results import PipelineResult
 
@@ -113,7 +114,8 @@ def reranker_available(pipeline: QueryPipeline) -> tuple[bool, str]:
 
 
 def question_row(q: EvalQuestion, result: PipelineResult, refused: bool | None, answer_text: str | None,
-                 answer: Answer | None = None, refusal_reason: str = "") -> dict[str, Any]:
+                 answer: Answer | None = None, refusal_reason: str = "",
+                 standalone: Standalone | None = None) -> dict[str, Any]:
     """The raw output kept per question: everything a metric is computed from, nothing aggregated."""
     units = dedupe(unit_of_source(h.source) for h in result.hits)[:RANKED_DEPTH]
     top5 = result.hits[:5]
@@ -124,6 +126,9 @@ def question_row(q: EvalQuestion, result: PipelineResult, refused: bool | None, 
         "latency_ms": round(result.timings.get("total", 0.0) * 1000, 2),
         "stage_ms": {k: round(v * 1000, 2) for k, v in result.timings.items() if "." not in k},
     }
+    if standalone is not None:  # a follow-up: what it was read as decides everything after it
+        row["question_used"] = standalone.question
+        row["rewrite"] = standalone.method
     if "graph" in result.signals:
         row["graph_fired"] = bool(graph_status and graph_status.state == "ran" and linked
                                   and result.hit_counts.get("graph", 0) > 0)
@@ -138,12 +143,21 @@ def question_row(q: EvalQuestion, result: PipelineResult, refused: bool | None, 
     if answer is not None:
         row["answer"] = answer.text
         row["short_answer"] = answer.short
-        if q.keywords:
-            row["answer_em"] = exact_match(answer.short, q.keywords)
-            row["answer_f1"] = round(token_f1(answer.short, q.keywords), 4)
-    elif refused and q.keywords:
+        if q.golds:
+            row["answer_em"] = exact_match(answer.short, q.golds)
+            row["answer_f1"] = round(token_f1(answer.short, q.golds), 4)
+    elif refused and q.golds:
         row["answer_em"], row["answer_f1"] = 0.0, 0.0
     return row
+
+
+def standalone_of(q: EvalQuestion, nlp: Any, llm: TextModel | None) -> Standalone | None:
+    """A follow-up read with its earlier turns, as `/v1/query` and `/v1/chat/completions` read one (the
+    answer model rewrites it when it is an LLM, else the earlier turns' entities resolve its pronouns);
+    None for a question that stands alone."""
+    if not q.conversation:
+        return None
+    return standalone_question([*q.conversation, Turn("user", q.text)], nlp=nlp, llm=llm)
 
 
 def run_eval(rt: Runtime, dataset: Dataset, *, ablate: bool, answers: bool | None = None,
@@ -160,13 +174,17 @@ def run_eval(rt: Runtime, dataset: Dataset, *, ablate: bool, answers: bool | Non
                               default_signals=rt.settings.retrieval.signals)
         answerer = (answerer_for(rt.settings.answer, embedder=rt.embedder, spacy=rt.spacy)
                     if answers else None)
+        llm = answerer if isinstance(answerer, TextModel) else None
+        standalones = {q.id: standalone_of(q, rt.spacy(), llm) for q in dataset.questions if q.conversation}
         runs = []
         total = len(configs) * len(dataset.questions)
         done = 0
         for cfg in configs:
             rows = []
             for q in dataset.questions:
-                result = pipeline.run(q.text, signals=cfg.signals, top_k=CHUNK_DEPTH, rerank=cfg.rerank)
+                standalone = standalones.get(q.id)
+                asked = standalone.question if standalone else q.text
+                result = pipeline.run(asked, signals=cfg.signals, top_k=CHUNK_DEPTH, rerank=cfg.rerank)
                 refused, text, answer, reason = None, None, None, ""
                 if answerer is not None:
                     decision = gate(result, rt.settings, rt.spacy())
@@ -174,9 +192,9 @@ def run_eval(rt: Runtime, dataset: Dataset, *, ablate: bool, answers: bool | Non
                     text, reason = "", decision.reason  # a refused answer holds no keyword (not the passages)
                     if not refused:
                         passages = passages_from(result.hits, rt.settings.answer.max_passages)
-                        answer = complete(answerer, q.text, passages)
+                        answer = complete(answerer, asked, passages)
                         refused, text, reason = answer.refused, answer.text, answer.text
-                rows.append(question_row(q, result, refused, text, answer, reason))
+                rows.append(question_row(q, result, refused, text, answer, reason, standalone))
                 done += 1
                 if progress:
                     progress(f"asking ({cfg.name})", done, total)
@@ -188,10 +206,23 @@ def run_eval(rt: Runtime, dataset: Dataset, *, ablate: bool, answers: bool | Non
         "stamp": stamp(rt, dataset, dataset_path=dataset_path, corpus=corpus,
                        reranker={"model": rt.settings.rerank.model, "available": rerank_ok, "reason": rerank_reason},
                        answerer=type(answerer).__name__ if answerer else None),
-        "qrels": {q.id: {"relevant": sorted(q.relevant), "should_refuse": q.should_refuse, "kind": q.kind,
-                         "keywords": list(q.keywords)} for q in dataset.questions},
+        "qrels": {q.id: qrel(q) for q in dataset.questions},
         "runs": runs,
     }
+
+
+def qrel(q: EvalQuestion) -> dict[str, Any]:
+    """What the report judges a question by; the answer-set fields only where the set has them, so a
+    2Wiki results file does not carry a thousand empty ones."""
+    out: dict[str, Any] = {"relevant": sorted(q.relevant), "should_refuse": q.should_refuse, "kind": q.kind,
+                           "keywords": list(q.keywords)}
+    if q.answers:
+        out["answers"] = list(q.answers)
+    if q.split:
+        out["split"] = q.split
+    if q.conversation:
+        out["conversation"] = [{"role": t.role, "text": t.text} for t in q.conversation]
+    return out
 
 
 EVAL_OUTPUTS = (":(exclude)eval/results", ":(exclude)README.md", ":(exclude)docs/eval-*.png")

@@ -97,24 +97,36 @@ def report(
     chart_out: Annotated[Path | None, typer.Option("--chart", "-c", help="Write a PNG bar chart here.")] = None,
     readme: Annotated[Path | None, typer.Option("--update", help="Replace the <!-- eval:NAME --> block of this "
                                                 "Markdown file (e.g. README.md) with the table.")] = None,
-    split: Annotated[int | None, typer.Option(min=1, help="Also report questions [1, N] (tuned on) and the rest "
-                                              "(held out) apart, with R@5 per question type; --update writes it "
-                                              "to the <!-- eval:NAME:split --> block.")] = None,
+    split: Annotated[str | None, typer.Option(help="Also report the tuned questions and the held-out rest apart, "
+                                              "with R@5 per question type: N for questions [1, N] tuned on, or "
+                                              "'field' for each golden question's own split (tune or heldout); "
+                                              "--update writes it to the <!-- eval:NAME:split --> block.")] = None,
     answers: Annotated[bool, typer.Option("--answers", help="Report the answer stage instead (a run made with "
-                                          "--answers): answer keyword recall, short-answer EM/F1 and false "
+                                          "--answers): short-answer precision and coverage, EM/F1, false "
                                           "refusals per question kind, refusal precision and recall; with "
-                                          "--split, the held-out questions only. --update writes the "
-                                          "<!-- eval:NAME:answers --> block.")] = False,
+                                          "--split N, the held-out questions only. A golden set whose questions "
+                                          "say their split is reported per kind, tune and heldout apart. "
+                                          "--update writes the <!-- eval:NAME:answers --> block.")] = False,
 ) -> None:
     """Print the ablation table (recomputed from the raw rows) and optionally write it and a chart.
 
     Example:  kgrag eval report eval/results/scifact.json --chart docs/scifact.png --update README.md
+              kgrag eval report eval/results/harbour_agency.json --answers
     """
-    from kgrag.eval.report import chart, load_results, markdown, split_block_name, split_markdown, update_block
+    from kgrag.eval.report import (
+        chart,
+        load_results,
+        markdown,
+        parse_split,
+        split_block_name,
+        split_markdown,
+        update_block,
+    )
 
     data = load_results(results)
+    parts = parse_split(split)
     if answers:
-        _answers_report(data, results, readme, split)
+        _answers_report(data, results, readme, parts)
         return
     table = markdown(data, source=_relative_to_repo(results))
     console.print(table, markup=False, highlight=False, soft_wrap=True)
@@ -124,7 +136,7 @@ def report(
         chart(data, chart_out)
         console.print(f"chart: {chart_out}")
     name = data["stamp"]["dataset"]["name"]
-    split_table = split_markdown(data, split=split, source=_relative_to_repo(results)) if split else None
+    split_table = split_markdown(data, split=parts, source=_relative_to_repo(results)) if parts else None
     if split_table:
         console.print(split_table, markup=False, highlight=False, soft_wrap=True)
     if readme:
@@ -135,7 +147,7 @@ def report(
         console.print(f"updated the {name} table{'s' if split_table else ''} in {readme}")
 
 
-def _answers_report(data: dict[str, Any], results: Path, readme: Path | None, split: int | None) -> None:
+def _answers_report(data: dict[str, Any], results: Path, readme: Path | None, split: int | str | None) -> None:
     from kgrag.eval.report import answers_block_name, answers_markdown, update_block
 
     if not any("refused" in r for run in data["runs"] for r in run["questions"]):
