@@ -71,6 +71,25 @@ def test_completion_cites_its_sources_in_text_and_field(server: str) -> None:
         assert f"[{c['number']}] {c['title']} ({c['source']})" in text
 
 
+def test_issue_42_rows_are_answered_by_their_statement_or_refused(server: str) -> None:
+    """The chat path answers as `kgrag ask` does: the shipyard that built the Kelpie, not the foundation in the
+    same passage; the founder of Lumen Robotics, not the university she left; where no sentence states a birth
+    place or date, a refusal that says so rather than the city she studied in or the year he took over."""
+    client = _client(server)
+
+    def ask(question: str) -> str:
+        reply = client.chat.completions.create(model="kgrag", messages=[{"role": "user", "content": question}])
+        return reply.choices[0].message.content or ""
+
+    assert ask(QUESTION).startswith("Aalto Shipyards. [")
+    assert ask("Who founded Lumen Robotics?").startswith("Marta Kask. [")
+    born = ask("Where was Ingrid Halvorsen born?")
+    assert born.startswith("The documents don't say.") and "where Ingrid Halvorsen was born" in born
+    assert "Trondheim. [" not in born and "[1]" not in born
+    okafor = ask("When was Samuel Okafor born?")
+    assert okafor.startswith("The documents don't say.") and "2016. [" not in okafor
+
+
 def test_streamed_completion_matches_the_wire_format(server: str) -> None:
     stream = _client(server).chat.completions.create(
         model="kgrag", stream=True, messages=[{"role": "user", "content": [{"type": "text", "text": QUESTION}]}])

@@ -44,6 +44,21 @@ def test_ask_answers_with_resolved_citations_and_refuses_what_the_corpus_lacks(
     trap = runner.invoke(app, ["ask", "What is Marta Kask's salary?"], env=env)  # near the corpus, not in it
     assert "The documents don't say. No passage gives a salary for Marta Kask." in trap.output, trap.output
 
+    # issue 42's table: the README's own example and its neighbours, each answered by the sentence that states it
+    # or refused naming what is missing, never with a nearby entity of the asked type
+    rows = (("Which shipyard built the Kelpie?", "Aalto Shipyards. [", "Halvorsen Foundation. ["),
+            ("Who founded Lumen Robotics?", "Marta Kask. [", "Tallinn University of Technology. ["))
+    for question, right, wrong in rows:
+        said = runner.invoke(app, ["ask", question], env=env)
+        first = said.output.split("\n\n")[0]
+        assert said.exit_code == 0 and right in first and wrong not in first, said.output
+    refusals = (("Where was Ingrid Halvorsen born?", "where Ingrid Halvorsen was born", "Trondheim"),
+                ("When was Samuel Okafor born?", "when Samuel Okafor was born", "2016"))
+    for question, missing, nearby in refusals:
+        said = runner.invoke(app, ["ask", question], env=env)
+        assert f"The documents don't say. No passage says {missing}" in said.output, said.output
+        assert f"{nearby}. [" not in said.output
+
     follow = runner.invoke(app, ["ask", "Where was she born?", "--previous", "Who founded Lumen Robotics?"], env=env)
     assert follow.exit_code == 0, follow.output
     assert "standalone question (resolved from the earlier turns): Where was Marta Kask born?" in follow.output

@@ -31,10 +31,13 @@ import numpy as np
 from kgrag.core.models import Embedder
 from kgrag.core.text import heading_line
 from kgrag.retrieval.answer.base import Answer, AnswerEvent, Passage, drain, finish, refusal
-from kgrag.retrieval.answer.support import ALTERNATIVES, answer_kind, answer_labels, question_needs
+from kgrag.retrieval.answer.statement import FIELD, Outcome, Parsed, find_statement, nationalities, read_question
+from kgrag.retrieval.answer.support import ALTERNATIVES, answer_labels, irregular_forms, question_needs
 
-SENTENCE_COMPONENTS = ("senter", "sentencizer", "ner")
-"""What the answerer runs of the shared spaCy pipeline: the cheap sentence splitter and NER, no parser."""
+SENTENCE_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter", "sentencizer",
+                       "ner")
+"""What the answerer runs of the shared spaCy pipeline: the parse too, since a short answer must fill the slot of
+the asked relation (retrieval/answer/statement.py), not merely be an entity of the asked kind nearby."""
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _STOPWORDS = frozenset({
@@ -63,10 +66,6 @@ _LINKED_BONUS = 0.05
 _ANSWER_TYPE_BONUS = 0.15
 """For a sentence naming an entity of the asked-for kind that the question does not already name."""
 
-_HOP_SOURCES = 3
-"""How many of the best sentences name the bridges a second-hop sentence may continue from."""
-_NOT_NAMES = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "QUANTITY", "PERCENT", "NORP"})
-"""NER labels that are values or nationalities, not things a second hop can be about ("Norwegian" links nothing)."""
 _MAX_PER_PASSAGE = 2
 _KEEP_WITHIN = 0.2
 """Sentences scoring more than this below the best one are off the question's topic and left out."""
@@ -80,6 +79,8 @@ class _Sentence:
     text: str
     entities: tuple[tuple[str, str], ...] = ()
     """(text, NER label) of the entities spaCy found in the sentence."""
+    span: Any = None
+    """The parsed spaCy span (the statement check reads its dependencies)."""
 
     @property
     def in_context(self) -> str:
@@ -99,7 +100,7 @@ def text_blocks(text: str) -> list[str]:
         stripped = line.strip()
         if not stripped:
             blocks.append([])
-        elif _LONE_LINE.match(stripped):
+        elif _LONE_LINE.match(stripped) or FIELD.match(stripped):  # a record's "Key: value" lines stand alone
             blocks.extend(([stripped], []))
         elif (item := _BLOCK_START.match(stripped)) is not None:
             blocks.append([stripped[item.end():]])
@@ -138,6 +139,8 @@ def _worth_quoting(s: str) -> bool:
     cjk = bool(_CJK.search(s))
     if len(s) < (_MIN_CJK_CHARS if cjk else _MIN_CHARS) or s.startswith(("#", "|")) or s[0].islower():
         return False
+    if FIELD.match(s):
+        return True  # "Project code: PR-2025-009" is short, and states a fact as plainly as a sentence
     return cjk or len(s.split()) >= _MIN_WORDS  # CJK sentences have no spaces to count words by
 
 
@@ -164,13 +167,18 @@ def whole_sentences(doc: Any) -> list[Any]:
 
 def split_sentences(nlp: Any, texts: Sequence[str]) -> list[list[Sentence]]:
     """Per text, its sentences worth quoting (spaCy's sentence splitter) with their named entities."""
+    return [[(text, ents) for text, ents, _ in ss] for ss in parse_sentences(nlp, texts)]
+
+
+def parse_sentences(nlp: Any, texts: Sequence[str]) -> list[list[tuple[str, tuple[tuple[str, str], ...], Any]]]:
+    """Per text, its sentences worth quoting with their named entities and their parsed spaCy span."""
     disable = [name for name in nlp.pipe_names if name not in SENTENCE_COMPONENTS]
     blocks = [text_blocks(t) for t in texts]
     flat = [b for bs in blocks for b in bs]
     docs = iter(nlp.pipe(flat, disable=disable))
-    out: list[list[Sentence]] = []
+    out: list[list[tuple[str, tuple[tuple[str, str], ...], Any]]] = []
     for bs in blocks:
-        sentences: list[Sentence] = []
+        sentences: list[tuple[str, tuple[tuple[str, str], ...], Any]] = []
         for _ in bs:
             for sent in whole_sentences(next(docs)):
                 ents = [(e.text, e.label_) for e in sent.ents]
@@ -180,7 +188,7 @@ def split_sentences(nlp: Any, texts: Sequence[str]) -> list[list[Sentence]]:
                         continue
                     if len(s) > _MAX_SENTENCE_CHARS:
                         s = s[: _MAX_SENTENCE_CHARS - 1].rstrip() + "…"
-                    sentences.append((s, tuple(e for e in ents if e[0] in s)))
+                    sentences.append((s, tuple(e for e in ents if e[0] in s), sent))
         out.append(sentences)
     return out
 
@@ -213,15 +221,6 @@ def answer_type_bonus(question: str, labels: frozenset[str], entities: Sequence[
 def _norm(name: str) -> str:
     name = name.casefold().strip()
     return name[4:] if name.startswith("the ") else name
-
-
-def bridges(sentence: _Sentence, question: str) -> set[str]:
-    """What ``sentence`` names that the question does not: its entities and its passage's subject."""
-    q = question.casefold()
-    names = {_norm(text) for text, label in sentence.entities if label not in _NOT_NAMES}
-    if sentence.passage.name:
-        names.add(_norm(sentence.passage.name))
-    return {n for n in names if len(n) > 2 and n not in q}
 
 
 def comparison_sides(question: str, sentences: Sequence[_Sentence], scores: np.ndarray) -> list[int]:
@@ -267,119 +266,6 @@ def compared_in_time(question: str, sentences: Sequence[_Sentence]) -> tuple[str
     return pick[1], tuple(sorted({years[0][2], years[1][2]}))
 
 
-def best_chain(question: str, sentences: Sequence[_Sentence], scores: np.ndarray,
-               named: Sequence[str] = (), cues: Sequence[Sequence[str]] = (), root: Sequence[str] = ()
-               ) -> tuple[int, int] | None:
-    """The best two-hop pair (source, answer), by the sum of their scores: the source is one of the best
-    sentences; the answer names a bridge the source found and adds an entity of the asked-for kind
-    that neither the question nor any other of the best sentences named. An answer sentence that
-    names none of the question's own entities (``named``) is preferred: the second hop is about the
-    bridge ("Project Heron is led by Jonas Meier"), while one naming the question's entity restates
-    the first hop ("In 2019 Northwind acquired Lumen Robotics"); then one that writes the question's main
-    verb (``root``: "studied" for "where did … study?"); then the pair that writes more of the
-    question's words between them (``cues``: "Marta Kask founded it" + "born in Tartu" for "where was
-    the founder of … born?"). None when no pair qualifies."""
-    kind = answer_kind(question)
-    if kind is None:  # without the kind of answer asked for, any two sentences of one passage would qualify
-        return None
-    labels = kind.labels | kind.accept
-    q = question.casefold()
-    own = [n.casefold() for n in named if n]
-    sources = [int(i) for i in np.argsort(-scores, kind="stable")[:_HOP_SOURCES]]
-    found = {j: bridges(sentences[j], question) for j in sources}
-    best: tuple[bool, bool, int, float, int, int] | None = None
-    for i, s in enumerate(sentences):
-        known = set().union(*(names for j, names in found.items() if j != i))
-        new = [n for text, label in s.entities
-               if label in labels and (n := _norm(text)) not in q and not any(_same(n, k, label) for k in known)]
-        if not new:
-            continue
-        text = s.in_context.casefold()
-        # the question's own entity inside the answer's name ("Zurich" in "ETH Zurich") is no restatement
-        rest = s.text.casefold()
-        for name in new:
-            rest = rest.replace(name, " ")
-        about_bridge = not any(n in rest for n in own)
-        relation = bool(root) and bool(_cues_in(s.text, [root]))
-        for j in sources:
-            if j != i and any(name in text for name in found[j]):
-                covered = len(_cues_in(sentences[j].text, cues) | _cues_in(s.text, cues))
-                key = (about_bridge, relation, covered, float(scores[j] + scores[i]), j, i)
-                if best is None or key[:4] > best[:4]:
-                    best = key
-    return None if best is None else (best[4], best[5])
-
-
-def _same(name: str, other: str, label: str) -> bool:
-    """One name is the other, or most of it: the first words of a name ("northwind" and "northwind
-    dynamics"), or a person's last ("halvorsen" and "ingrid halvorsen"). Not "tallinn" and "tallinn
-    university of technology" (too little of it), nor "zurich" and "eth zurich" (a place's name ending
-    an organisation's is another thing)."""
-    if name == other:
-        return True
-    short, long = sorted((name, other), key=len)
-    if 2 * len(short) < len(long):
-        return False
-    return long.startswith(short + " ") or (label == "PERSON" and long.endswith(" " + short))
-
-
-def _cue_stem(word: str) -> str:
-    return word[: max(4, len(word) - 3)]
-
-
-def _cues_in(text: str, cues: Sequence[Sequence[str]]) -> set[int]:
-    """Which of the question's content words (each its forms) the sentence writes, by stem: "founded" for
-    "founder", "owned" for "owns" (through its lemma "own")."""
-    low = text.casefold()
-    return {n for n, forms in enumerate(cues)
-            if any(re.search(rf"\b{re.escape(_cue_stem(f))}", low) for f in forms)}
-
-
-_LABEL_PRIORITY = ("PERSON", "GPE", "LOC", "FAC", "DATE", "MONEY", "CARDINAL", "QUANTITY", "PERCENT", "NORP",
-                   "ORG", "PRODUCT", "WORK_OF_ART", "EVENT")
-"""Which entity of a sentence is the short answer when several are of the asked-for kind ("who" takes a
-person before an organisation)."""
-
-
-def short_answer(question: str, sentences: Sequence[_Sentence], order: Sequence[int],
-                 cues: Sequence[Sequence[str]] = ()) -> tuple[str, tuple[int, ...]]:
-    """The span that answers ``question``, with the passage number it comes from: in the sentences of
-    ``order`` (the chain's answer sentence first), an entity of the asked-for kind that the question
-    does not name. Within a sentence, one that writes the noun the question asks with ("which
-    university" → "Tallinn University of Technology") comes first, then one that follows a word of the
-    question (``cues``: "born in
-    Tartu", "studied … at the University of Lagos") beats one that does not, and the kind's own labels
-    beat the ones it merely accepts (a place before an organisation for "where"). Empty when the
-    question's form names no kind, or for a comparison (its answer is one of its sides, which the
-    quotes settle)."""
-    kind = answer_kind(question)
-    if kind is None or ALTERNATIVES.search(question.strip()):
-        return "", ()
-    q = question.casefold()
-    asked = re.search(r"\b(?:which|what) (\w{3,})", q)
-    noun = asked.group(1) if asked is not None else ""
-    rank = {label: i for i, label in enumerate(_LABEL_PRIORITY)}
-    for i in dict.fromkeys(order):
-        s = sentences[i]
-        text = s.text.casefold()
-        ends = [m.end() for forms in cues for f in forms for m in re.finditer(rf"\b{re.escape(_cue_stem(f))}", text)]
-        found = []
-        for n, (name, label) in enumerate(s.entities):
-            # "which shipyard" → "Aalto Shipyards", whatever label NER gave it
-            named = bool(noun) and _cue_stem(noun) in name.casefold() and label not in _NOT_NAMES
-            if (label not in kind.labels | kind.accept and not named) or not _norm(name) or _norm(name) in q:
-                continue
-            at = text.find(name.casefold())
-            follows = any(at >= c for c in ends)
-            found.append((not named, not follows, label not in kind.labels, rank.get(label, len(rank)), n, name))
-        if found:
-            return min(found)[-1].strip(), (s.passage.number,)
-        match = kind.value.search(s.text) if kind.value is not None else None
-        if match is not None and match.group(0).casefold() not in q:
-            return match.group(0).strip(), (s.passage.number,)
-    return "", ()
-
-
 class ExtractiveAnswerer:
     """``nlp`` is the process's spaCy pipeline (the one the graph loads), shared read-only."""
 
@@ -404,27 +290,32 @@ class ExtractiveAnswerer:
         return semantic + _LEXICAL_WEIGHT * lexical + graph + typed - _RANK_PENALTY * rank
 
     def stream(self, question: str, passages: Sequence[Passage]) -> Iterator[AnswerEvent]:
-        """The short answer first when one is found ("Jonas Meier. [1][2]"), then the quoted sentences it
-        rests on. No preamble: that the answer is extractive is ``Answer.mode``, not part of the text."""
-        per_passage = split_sentences(self.nlp, [p.text for p in passages])
-        sentences = [_Sentence(p, text, ents) for p, ss in zip(passages, per_passage, strict=True)
-                     for text, ents in ss]
+        """The short answer first when a sentence states it ("Jonas Meier. [1][2]"), then the quoted sentences
+        it rests on; a refusal naming what is missing when the passages show the question is not answered
+        (retrieval/answer/statement.py). No preamble: that the answer is extractive is ``Answer.mode``."""
+        per_passage = parse_sentences(self.nlp, [p.text for p in passages])
+        sentences = [_Sentence(p, text, ents, span) for p, ss in zip(passages, per_passage, strict=True)
+                     for text, ents, span in ss]
         if not sentences:
             yield refusal("No passage had a usable sentence.", model=self.name)
             return
         scores = self.score(question, sentences)
-        needs = question_needs(question, self.nlp)
+        ranked = [int(i) for i in np.argsort(-scores, kind="stable")]
         sides = comparison_sides(question, sentences, scores)
-        chain = None if sides or not needs.described else best_chain(
-            question, sentences, scores, needs.entities, needs.cues, needs.root)
-        picked = self._pick(sentences, scores, sides or (list(chain) if chain is not None else []))
-        order = [sentences.index(s) for s in picked]
-        short, cited = short_answer(question, sentences, [chain[1], *order] if chain is not None else order,
-                                    needs.cues)
+        short, cited, needed = "", (), list(sides)
         if sides:
             short, cited = compared_in_time(question, sentences)
-        if chain is not None and short:
-            cited = tuple(dict.fromkeys((sentences[chain[0]].passage.number, *cited)))
+        else:
+            outcome = self.statement(question, sentences, ranked)
+            if outcome.refusal:
+                yield refusal(outcome.refusal, model=self.name)
+                return
+            if outcome.statement is not None:
+                st = outcome.statement
+                short = st.answer
+                cited = tuple(dict.fromkeys(sentences[i].passage.number for i in (*st.chain, st.sentence)))
+                needed = [st.sentence, *st.chain]
+        picked = self._pick(sentences, scores, needed)
         # Cited passages numbered 1, 2, ... in the order the answer cites them: numbered by retrieval rank, a
         # quote from passages 1 and 3 read as if a source [2] were missing.
         numbers: dict[int, int] = {}
@@ -437,6 +328,16 @@ class ExtractiveAnswerer:
         pieces += [("" if i == 0 else " ") + f"{s.quoted} [{numbers[s.passage.number]}]" for i, s in enumerate(picked)]
         yield from pieces
         yield finish("".join(pieces), quoted, model=self.name, mode="extractive", short=short)
+
+    def statement(self, question: str, sentences: Sequence[_Sentence], ranked: Sequence[int]) -> Outcome:
+        """Where the passages state the answer (or say they do not), read from the parsed sentences."""
+        needs = question_needs(question, self.nlp)
+        names = needs.entities or nationalities(question, self.nlp)
+        asked = read_question(question, self.nlp, names, irregular_forms(self.nlp))
+        if asked is None:
+            return Outcome(None)
+        parsed = [Parsed(s.passage, s.span) for s in sentences]
+        return find_statement(asked, parsed, ranked)
 
     def _pick(self, sentences: Sequence[_Sentence], scores: np.ndarray, needed: Sequence[int]) -> list[_Sentence]:
         """The best sentence, then the ones the answer needs (``anchors``), then the next best; at most two

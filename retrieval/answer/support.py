@@ -219,7 +219,8 @@ def question_needs(question: str, nlp: Any) -> Needs:
         # "Lisbeth Palme's husband" as one span: the name ends at the possessive, the relation is a term
         end = next((t.i for t in ent if t.tag_ == "POS"), ent.end)
         covered.update(range(ent.start, end + (end < ent.end)))
-        if ent.label_ in _VALUE_LABELS or ent.label_ in _SOFT_LABELS or end == ent.start:
+        soft = ent.label_ in _SOFT_LABELS and not (len(ent) > 1 and all(t.pos_ == "PROPN" for t in ent))
+        if ent.label_ in _VALUE_LABELS or soft or end == ent.start:  # "Amara Nwosu" is no nationality
             continue
         entities.append(doc[ent.start:end].text)
     run: list[int] = []
@@ -231,6 +232,8 @@ def question_needs(question: str, nlp: Any) -> Needs:
         if run:
             entities.append(doc[run[0]:run[-1] + 1].text)
             run = []
+    for code in IDENTIFIER.finditer(doc.text):  # "AB-2025-007" whole: NER cuts it at a dash
+        entities = [e for e in entities if e.strip(" -") not in code.group(0)] + [code.group(0)]
     sides = _EITHER.search(doc.text.strip())
     if sides is not None:  # a comparison names exactly its two sides, whatever NER made of them
         entities = [sides["a"], sides["b"]]
@@ -261,6 +264,9 @@ def question_needs(question: str, nlp: Any) -> Needs:
                  root[1:])
 
 
+IDENTIFIER = re.compile(
+    r"(?<![\w-])(?=[A-Za-z0-9/.-]*\d)(?=[A-Za-z0-9/.-]*[A-Z])[A-Z0-9]+(?:[-/.][A-Za-z0-9]+)+(?![\w-])")
+"""An identifier ("AB-2025-007", "NW-7731-X"): one name, whatever the tokenizer made of its dashes."""
 _AUX_QUESTION = re.compile(r"^\W*(where|when|who|whom|which|what|how)\b.*\b(did|does|do|was|were|is|are|has|have)\b",
                            re.IGNORECASE)
 

@@ -1,0 +1,1055 @@
+"""Does a sentence *state* the answer? The relation a question asks about, read off the dependency parse.
+
+An entity of the asked-for kind near the question's names is not an answer. "Which shipyard built the
+Kelpie?" is not answered by "the Halvorsen Foundation" in the same passage, nor "where was Ingrid
+Halvorsen born?" by the city she studied in, nor "when was Samuel Okafor born?" by the year he took
+over his institute. A short answer is given only where one sentence states the relation itself:
+
+* **The relation** is the question's main verb ("built", "founded", "born"), or, when that is a light
+  verb ("who is the founder of …", "how many employees does … have"), the noun it links. A sentence
+  states it with the same word or one of its common paraphrases (``RELATIONS``: "bought" for
+  "acquired", "directed" for "leads", "set up" for "founded"): plain English, not any corpus's words.
+* **The answer fills the slot the question's wh-word fills**: the doer for "who/which X built …"
+  (the verb's subject, or its "by" agent in the passive), the thing done to for "what did … build",
+  a place or date hung on the verb by a preposition for "where/when", the number counting the asked
+  noun for "how many". It must hang on the relation word within a few dependency links, without
+  passing through another clause's verb: "founded it in 2014 after leaving Tallinn University" gives
+  the founder, not the university.
+* **The sentence is about the question's subject**: it names it (or a pronoun or "the company"
+  stands for the passage's own subject), or, for a question that describes its subject ("the company
+  that acquired Lumen Robotics"), it names a bridge that another sentence ties to the question's
+  names with the description's words ("Lumen Robotics was bought by Northwind Dynamics"); that
+  sentence is cited too.
+
+Where a sentence about the subject uses the relation but fills no slot of the asked kind, or gives a
+value of that kind for another relation, the question is answered by a refusal that says so ("No
+passage says where Ingrid Halvorsen was born: Trondheim is given for “studied”"), never by the nearby
+entity. spaCy's small English pipeline (the graph's own) does the parsing; nothing here knows a dataset.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from kgrag.retrieval.answer.base import Passage
+from kgrag.retrieval.answer.support import IDENTIFIER, AnswerKind, answer_kind
+
+Role = Literal["subject", "object", "adverbial", "count", "attribute"]
+
+_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("found", "founder", "cofound", "start", "establish", "set", "create", "launch", "form", "founding"),
+    ("build", "builder", "make", "maker", "construct", "manufacture", "manufacturer", "produce", "producer",
+     "deliver", "shipyard", "yard", "complete", "finish"),
+    ("lead", "leader", "head", "direct", "director", "run", "manage", "manager", "chair", "chief", "charge",
+     "executive", "ceo", "supervise", "oversee", "command", "boss"),
+    ("own", "owner", "ownership", "possess"),
+    ("bear", "born", "birth", "birthplace", "native"),
+    ("die", "death", "dead"),
+    ("buy", "bought", "acquire", "acquisition", "purchase", "take", "takeover", "pay", "sell", "sold"),
+    ("fund", "funding", "funder", "finance", "pay", "sponsor", "grant", "donor", "back", "support", "money"),
+    ("supply", "supplier", "provide", "provider", "vendor", "deliver", "source", "come"),
+    ("study", "educate", "education", "graduate", "attend", "train", "degree", "student", "alumnus"),
+    ("work", "employ", "employee", "employer", "job", "join", "staff", "serve", "hire", "workforce", "people",
+     "begin", "start"),
+    ("locate", "location", "base", "headquarter", "headquarters", "situate", "live", "reside"),
+    ("design", "designer", "develop", "developer", "engineer", "invent", "inventor", "create", "creator", "write",
+     "author"),
+    ("marry", "married", "wife", "husband", "spouse"),
+    ("operate", "operator", "run", "use", "fly", "sail"),
+    ("approve", "approval", "sign", "authorise", "authorize", "endorse", "sanction", "adopt"),
+    ("report", "file", "submit", "raise", "log", "author"),
+    ("award", "contract", "win", "grant", "give"),
+    ("cost", "price", "budget", "spend", "pay", "worth", "fee", "value", "allocate", "amount"),
+    ("open", "launch", "inaugurate", "start", "begin"),
+    ("replace", "succeed", "successor", "predecessor"),
+    ("code", "number", "id", "identifier", "reference", "name", "call"),
+)
+"""Common English paraphrases of the relations questions ask about: a word matches any word sharing a group
+with it. General vocabulary (no corpus's names), kept small: a wrong paraphrase costs precision."""
+
+RELATIONS: Mapping[str, frozenset[str]] = {
+    word: frozenset(w for g in _GROUPS if word in g for w in g) for group in _GROUPS for word in group
+}
+
+_LIGHT = frozenset({"be", "have", "do", "come", "get", "receive", "serve", "become", "remain", "hold", "give",
+                    "take", "provide", "keep", "know", "call"})
+"""Verbs that carry no relation of their own ("its funding comes from X", "served as its chief executive"):
+a path from the relation to its answer may pass through them."""
+_WH = frozenset({"WDT", "WP", "WP$", "WRB"})
+_CLAUSE_EDGES = frozenset({"advcl", "ccomp", "xcomp", "pcomp", "csubj", "parataxis", "conj"})
+_SUBJECT_EDGES = frozenset({"nsubj", "csubj", "expl"})
+_MAX_LINKS = 3
+_MAX_ABOUT_LINKS = 5
+_PRONOUNS = frozenset({"he", "she", "it", "they", "his", "her", "its", "their", "him", "them", "who", "which",
+                       "that"})
+_VALUE_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "QUANTITY", "PERCENT"})
+_CODE = re.compile(r"^(?=[A-Za-z0-9./-]*\d)(?=[A-Za-z0-9./-]*[A-Za-z])[A-Za-z0-9]+(?:[./-][A-Za-z0-9]+)+$")
+"""An identifier ("NW-7731-X", "AB-2025-007"): letters and digits joined by dashes, dots or slashes."""
+
+
+FIELD = re.compile(r"^\W{0,3}(?P<key>[A-Z][A-Za-z /&'()-]{1,40}?)\**\s*:\s*\**\s*(?P<value>[^\s:].{0,300}?)\s*$")
+"""A field line of a record ("Project code: PR-2025-009", "**Role:** Harbour Director"): its key names the
+relation, its value is the answer, and the document the line is in is what it is about."""
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """What a question asks, read off its parse."""
+
+    question: str
+    kind: AnswerKind | None
+    role: Role
+    relation: frozenset[str]
+    """The relation word's lemma and its paraphrases."""
+    relation_text: str
+    """As the question writes it ("born", "founder"): for the refusal."""
+    wh_noun: str = ""
+    """The noun the wh-word asks with ("shipyard" in "which shipyard"): an answer naming it fits any label."""
+    names: tuple[str, ...] = ()
+    heads: frozenset[str] = frozenset()
+    """The described nouns with their paraphrases ("company" in "the company that acquired X")."""
+    cues: frozenset[str] = frozenset()
+    """The description's words ("company", "acquire" in "the company that acquired X"), with paraphrases:
+    what a sentence leading from the question's names to the bridge writes."""
+    kinds_of: tuple[tuple[str, str], ...] = ()
+    """(noun, name) for a name used as a noun's modifier ("the Turku yard", "the Skua drone"): a passage
+    naming the name may call its subject "the yard"."""
+    embedded: str = ""
+    """The question as a clause ("where Ingrid Halvorsen was born"), for the refusal."""
+
+    @property
+    def described(self) -> bool:
+        return bool(self.cues)
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A sentence of a passage, parsed."""
+
+    passage: Passage
+    span: Any
+    """The spaCy Span."""
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """A short answer and the sentences that state it: ``chain`` leads from the question's names to the
+    answer's sentence (empty when that sentence names them itself)."""
+
+    answer: str
+    sentence: int
+    chain: tuple[int, ...] = ()
+    depth: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    statement: Statement | None
+    refusal: str = ""
+    """Why no short answer, when the passages show the question is not answered (a near miss)."""
+    about: tuple[int, ...] = field(default=())
+    """Sentences about the question's subject that use the relation or give a value of the asked kind."""
+
+
+def _words(tok: Any) -> set[str]:
+    low = tok.lower_
+    lemma = tok.lemma_.casefold()
+    out = {low, lemma}
+    for w in (low, lemma):
+        if w.startswith("co-"):
+            out.add(w[3:])
+        if w.startswith("co") and w[2:] in RELATIONS:
+            out.add(w[2:])
+    return out
+
+
+def _matches(tok: Any, words: frozenset[str]) -> bool:
+    if tok.i + 1 < len(tok.doc) and tok.nbor(1).text == "-" and tok.whitespace_ == "":
+        return False  # "start" in "start-up" is no relation
+    return bool(words) and tok.pos_ in ("VERB", "NOUN", "PROPN", "ADJ", "AUX") and bool(_words(tok) & words)
+
+
+def _paraphrases(tok: Any) -> frozenset[str]:
+    if isinstance(tok, _Word):
+        return RELATIONS[tok.lemma_]
+    out: set[str] = set()
+    for w in _words(tok):
+        out |= RELATIONS.get(w, frozenset({w}))
+    return frozenset(out)
+
+
+def _is_name_token(tok: Any, covered: set[int]) -> bool:
+    return tok.i in covered
+
+
+def nationalities(question: str, nlp: Any) -> tuple[str, ...]:
+    """A question that names nothing but nationalities ("the Norwegian drone maker … the Estonian start-up")
+    is about what they describe: a sentence writing them is where to look."""
+    return tuple(e.text for e in nlp(question).ents if e.label_ == "NORP")
+
+
+def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapping[str, tuple[str, ...]]
+                  ) -> Asked | None:
+    """What ``question`` asks, or None when its form asks nothing a span can answer (no wh-word, a
+    comparison, a yes/no question)."""
+    doc = nlp(question)
+    wh = next((t for t in doc if t.tag_ in _WH), None)
+    if wh is None:
+        return None
+    covered = {t.i for n in names for t in _find(doc, n)}
+    covered |= {t.i for e in doc.ents if e.label_ not in _VALUE_LABELS for t in e}
+    wh_noun_tok = wh.head if wh.dep_ == "det" and wh.head.pos_ in ("NOUN", "PROPN") else None
+    if wh_noun_tok is None and wh.lower_ in ("which", "what", "whose") and wh.i + 1 < len(doc) and \
+            doc[wh.i + 1].pos_ == "NOUN":
+        wh_noun_tok = doc[wh.i + 1]  # "in which city is …": the parser hangs "which" elsewhere
+    if wh.lower_ == "how" and wh.head.lower_ in ("many", "much"):
+        many = wh.head
+        wh_noun_tok = many.head if many.head.pos_ == "NOUN" else None
+    rel = _relation_word(doc, wh, wh_noun_tok, covered)
+    phrase_head = wh_noun_tok if wh_noun_tok is not None else wh
+    kind = answer_kind(question)
+    role = _role(wh, phrase_head, rel)
+    aux = next((t for t in doc if t.i > phrase_head.i and (t.pos_ == "AUX" or t.lemma_ in ("do", "be", "have"))),
+               None)
+    if kind is not None and kind.name in ("a date", "a place", "a country") and role != "count":
+        role = "adverbial"  # "in which year was … born?" however the parser hung the wh-phrase
+    elif aux is not None and aux.lemma_ == "do" and role in ("subject", "attribute") and rel.pos_ != "NOUN" and \
+            aux.i > phrase_head.i:
+        role = "object"  # "which university did X attend?": the subject comes after "did"
+    relation = _paraphrases(rel) - {"be", "have", "do"}
+    heads, cues = _description(doc, rel, wh, wh_noun_tok, covered)
+    kinds_of = tuple((t.lemma_.casefold(), name) for t in doc if t.pos_ == "NOUN" for name in names
+                     if any(c.dep_ == "compound" and c.i in covered and c.lower_ in name.casefold().split()
+                            for c in t.children))
+    return Asked(question, kind, role, relation, rel.text, wh_noun_tok.lemma_.casefold() if wh_noun_tok else "",
+                 tuple(names), heads, cues, kinds_of, embedded_question(doc, irregular, rel.i))
+
+
+def _relation_word(doc: Any, wh: Any, wh_noun: Any, covered: set[int]) -> Any:
+    """The word of the question that names the relation. The small parser often misreads questions, so
+    their shape decides first: "… did X study (…)?" → the word after the subject; "… was X born?" → the
+    final verb; then the parse's root verb; for a light root ("who is the founder of …", "how many
+    employees does … have") the noun it links."""
+    words = [t for t in doc if not t.is_punct]
+    aux = next((t for t in words[1:] if t.i > wh.i and (t.pos_ == "AUX" or (
+        t.lemma_ in ("do", "be", "have") and t.pos_ == "VERB"))), None)
+    if aux is not None and aux.lemma_ == "do":
+        base = [t for t in words if t.i > aux.i + 1 and t.tag_ == "VB" and t.i not in covered]
+        if base and base[0].lemma_ not in _LIGHT:
+            return base[0]
+        # the tagger often reads the verb as a noun here: a word known to name a relation, else the last word
+        last = words[-1]
+        if last.i > aux.i + 1 and last.i not in covered and last.pos_ in ("VERB", "NOUN") and (
+                last.lemma_.casefold() in RELATIONS or last.lower_ in RELATIONS):
+            return last  # "… the Zurich office study?": the verb ends the question, whatever the parse says
+        after = [t for t in words if t.i > aux.i + 1 and t.i not in covered and t.pos_ in ("VERB", "NOUN")
+                 and t.lemma_ not in _LIGHT and not any(c.dep_ in ("det", "poss") for c in t.children)]
+        known = [t for t in after if t.lemma_.casefold() in RELATIONS or t.lower_ in RELATIONS]
+        if known:
+            return known[0]
+        if after and after[-1].i == words[-1].i:
+            return after[-1]
+    last = words[-1] if words else None
+    if aux is not None and last is not None and last.i not in covered and last.pos_ == "VERB" and \
+            last.lemma_ not in _LIGHT:
+        return last
+    root = next((t for t in doc if t.dep_ == "ROOT"), doc[0])
+    if root.lemma_ not in _LIGHT and root.pos_ == "VERB":
+        return root
+    verbs = [t for t in doc if t.pos_ == "VERB" and t.lemma_ not in _LIGHT and t.i not in covered
+             and t.dep_ not in ("relcl", "acl")]
+    if verbs:
+        return verbs[-1]
+    if root.lemma_ == "be" and (wh.lower_ == "where" or (wh_noun is not None and wh_noun.lemma_ in _PLACES)):
+        return _LOCATED(doc)  # "Where is X?", "In which city is X?": where X is located
+    if root.lemma_ == "be" and wh_noun is not None and wh_noun.dep_ in ("nsubj", "attr"):
+        return wh_noun  # "Which volcano is active in Sicily?": the answer is the volcano the passage names
+    nouns = [t for t in doc if t.dep_ in ("attr", "nsubj", "dobj", "acomp", "nsubjpass") and t.head.i == root.i
+             and t.pos_ in ("NOUN", "ADJ") and t.i not in covered and t.tag_ not in _WH]
+    others = [t for t in nouns if wh_noun is None or t.i != wh_noun.i]
+    if others:
+        return others[0]
+    if nouns:
+        return nouns[0]
+    verbs = [t for t in doc if t.pos_ == "VERB" and t.lemma_ not in _LIGHT and t.i not in covered]
+    return verbs[0] if verbs else root
+
+
+def _role(wh: Any, phrase_head: Any, rel: Any) -> Role:
+    if wh.lower_ == "how" and wh.head.lower_ in ("many", "much"):
+        return "count"
+    if wh.lower_ in ("where", "when", "why", "how"):
+        return "adverbial"
+    if rel.pos_ == "NOUN" or rel.pos_ == "PROPN":
+        return "attribute"
+    dep = phrase_head.dep_
+    if dep == "nsubj":
+        return "subject"
+    if dep in ("nsubjpass", "dobj"):
+        return "object"
+    if dep == "pobj" and phrase_head.head.dep_ == "agent":
+        return "subject"
+    if dep == "pobj":
+        return "adverbial"
+    return "attribute"
+
+
+_PLACES = frozenset({"city", "town", "country", "place", "region", "village", "state", "site", "building",
+                     "street", "port", "harbour", "location"})
+
+
+def _LOCATED(doc: Any) -> Any:
+    """A token-like stand-in for the relation "located" that "where is X?" asks without writing it."""
+    return _Word(doc, "located", "locate")
+
+
+@dataclass(frozen=True, slots=True)
+class _Word:
+    doc: Any
+    text: str
+    lemma_: str
+    i: int = -1
+    pos_: str = "VERB"
+    lower_: str = ""
+    dep_: str = "ROOT"
+    tag_: str = "VBN"
+    children: tuple[Any, ...] = ()
+
+
+_GENERIC = frozenset({"one", "thing", "part", "kind", "type", "lot", "most", "name", "time", "way"})
+
+
+def _description(doc: Any, rel: Any, wh: Any, wh_noun: Any, covered: set[int]
+                 ) -> tuple[frozenset[str], frozenset[str]]:
+    """The words that describe the question's subject rather than name it: "company" and "acquired" in
+    "Who founded the company that acquired Lumen Robotics?". Empty when the question names its subject
+    ("Who founded Lumen Robotics?", "Where did Ingrid Halvorsen study engineering?"): a described subject
+    is a common noun with an article or an owner ("the yard in Finland", "Samuel Okafor's institute")."""
+    skip = {rel.i, wh.i, *(() if wh_noun is None else (wh_noun.i,))}
+    described = [t for t in doc if t.pos_ == "NOUN" and t.i not in covered and t.i not in skip
+                 and t.lemma_ not in _GENERIC and not any(c.pos_ == "PROPN" and c.dep_ == "compound"
+                                                          for c in t.children)
+                 and any(c.dep_ in ("det", "poss") and (c.lower_ in ("the", "a", "an", "its", "his", "her",
+                                                                      "their") or c.i in covered)
+                         for c in t.children)
+                 and (not covered or any(d.i in covered for d in t.subtree) or t.dep_ in ("nsubj", "nsubjpass"))]
+    if not described:
+        return frozenset(), frozenset()
+    out: set[str] = set()
+    for t in doc:
+        if t.i in covered or t.i in skip or t.is_stop or not t.is_alpha or len(t) < 3:
+            continue
+        if any(c.pos_ == "PROPN" and c.dep_ == "compound" for c in t.children) or \
+                (t.pos_ == "NOUN" and ({t.i - 1, t.i + 1} & covered)):
+            continue  # "drone" in "the Skua drone", "project" in "project PR-2024-004": the name's own kind
+        if t.pos_ in ("NOUN", "VERB", "ADJ") and t.lemma_ not in _LIGHT and t.lemma_ not in _GENERIC:
+            out |= _paraphrases(t)
+    heads: set[str] = set()
+    for t in described:
+        heads |= _paraphrases(t)
+    return frozenset(heads), frozenset(out)
+
+
+def _find(doc: Any, name: str) -> list[Any]:
+    """The tokens of ``doc`` that spell ``name`` (case-insensitive; by characters, since the tokenizer cuts
+    an identifier like "PR-2024-004" into pieces)."""
+    at = doc.text.casefold().find(name.casefold()) if name else -1
+    if at < 0:
+        return []
+    span = doc.char_span(at, at + len(name), alignment_mode="expand")
+    return list(span) if span is not None else []
+
+
+def embedded_question(doc: Any, irregular: Mapping[str, tuple[str, ...]], verb: int = -1) -> str:
+    """The question as a clause for a refusal: "Where was Ingrid Halvorsen born?" → "where Ingrid Halvorsen
+    was born"; "Where did Marta Kask study?" → "where Marta Kask studied"."""
+    toks = [t for t in doc if not (t.is_punct and t.i == len(doc) - 1)]
+    if len(toks) < 3:
+        return doc.text.rstrip("?").strip()
+    aux_i = next((i for i, t in enumerate(toks) if i > 0 and (
+        (t.pos_ == "AUX" and t.dep_ in ("aux", "auxpass", "ROOT")) or (t.lemma_ == "do" and t.pos_ == "VERB"))), None)
+    if aux_i is None:
+        text = " ".join(t.text for t in toks)
+        return text[:1].lower() + text[1:]
+    aux = toks[aux_i]
+    head = toks[:aux_i]
+    rest = toks[aux_i + 1:]
+    verb_i = next((i for i, t in enumerate(rest) if t.i == verb), None) if aux.lemma_ == "do" else None
+    if verb_i is None:
+        verb_i = next((i for i, t in enumerate(rest) if t.pos_ == "VERB" and t.dep_ == "ROOT"), None)
+    if verb_i is None and aux.lemma_ == "do":
+        verb_i = next((i for i, t in enumerate(rest) if t.tag_ == "VB" or (t.pos_ in ("VERB", "NOUN") and i > 0 and
+                                                                           rest[i - 1].pos_ == "PROPN")), None)
+    if aux.lemma_ == "do" and verb_i is not None:
+        subject = rest[:verb_i]
+        verb = rest[verb_i]
+        form = _inflect(verb.lemma_, aux.tag_, irregular)
+        words = [*(t.text for t in head), *(t.text for t in subject), form, *(t.text for t in rest[verb_i + 1:])]
+    elif aux.dep_ == "ROOT" or aux.lemma_ in ("be", "have"):
+        # "Where was X born" → "where X was born"; "Who is the founder of X" → "who the founder of X is"
+        split = verb_i if verb_i is not None else len(rest)
+        if head and head[0].dep_ in ("nsubj", "nsubjpass") and verb_i is None:  # "who is …": already a clause
+            words = [t.text for t in toks]
+        else:
+            words = [*(t.text for t in head), *(t.text for t in rest[:split]), aux.text,
+                     *(t.text for t in rest[split:])]
+    else:
+        words = [t.text for t in toks]
+    text = " ".join(words).replace(" 's", "'s").replace(" ,", ",")
+    return text[:1].lower() + text[1:]
+
+
+def _inflect(lemma: str, tag: str, irregular: Mapping[str, tuple[str, ...]]) -> str:
+    """The verb as "did"/"does" would have it: past or third person, from the lemmatizer's own exceptions
+    first ("lead" → "led"), else the regular spelling rules."""
+    special = {"be": {"VBD": "was", "VBZ": "is"}, "have": {"VBD": "had", "VBZ": "has"},
+               "do": {"VBD": "did", "VBZ": "does"}, "go": {"VBD": "went", "VBZ": "goes"}}
+    if lemma in special and tag in special[lemma]:
+        return special[lemma][tag]
+    if tag == "VBD":
+        forms = [f for f in irregular.get(lemma, ()) if not f.endswith(("ing", "s"))]
+        if forms:
+            return sorted(forms, key=len)[0]
+        if lemma.endswith("e"):
+            return lemma + "d"
+        if lemma.endswith("y") and len(lemma) > 2 and lemma[-2] not in "aeiou":
+            return lemma[:-1] + "ied"
+        return lemma + "ed"
+    if tag == "VBZ":
+        if lemma.endswith(("s", "sh", "ch", "x", "z", "o")):
+            return lemma + "es"
+        if lemma.endswith("y") and len(lemma) > 2 and lemma[-2] not in "aeiou":
+            return lemma[:-1] + "ies"
+        return lemma + "s"
+    return lemma
+
+
+# --- reading sentences ---------------------------------------------------------------------------------
+
+
+def _neighbours(tok: Any) -> Iterable[tuple[Any, str]]:
+    """Dependency neighbours with the edge label as seen from ``tok`` ("^dep" going up), plus the links the
+    parse leaves implicit: a relative clause's subject is the noun it modifies, and a verb joined by "and"
+    shares the first verb's subject."""
+    for c in tok.children:
+        yield c, c.dep_
+    if tok.dep_ != "ROOT":
+        yield tok.head, "^" + tok.dep_
+    if tok.pos_ in ("VERB", "AUX"):
+        rel_pronoun = any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in ("who", "which", "that")
+                          for c in tok.children)
+        if tok.dep_ == "relcl" and rel_pronoun:
+            yield tok.head, "nsubj" if any(c.dep_ == "nsubj" for c in tok.children) else "nsubjpass"
+        if tok.dep_ == "conj" and tok.head.pos_ in ("VERB", "AUX") and not any(
+                c.dep_ in _SUBJECT_EDGES for c in tok.children):
+            for c in tok.head.children:
+                if c.dep_ in _SUBJECT_EDGES:
+                    yield c, "nsubj"
+        if tok.dep_ == "acl" and tok.tag_ == "VBN":  # "a drone made by X": the drone is what was made
+            yield tok.head, "nsubjpass"
+        if tok.dep_ == "acl" and tok.tag_ != "VBN":  # "a roboticist, born in Tartu" is tagged acl too
+            yield tok.head, "nsubjpass" if tok.lemma_ == "bear" else "nsubj"
+
+
+def _reach(rel: Any, limit: int) -> dict[int, tuple[int, str]]:
+    """Tokens reachable from ``rel`` within ``limit`` links without passing through another clause's verb:
+    token index → (links, the first edge taken from ``rel``). Prepositions, appositions and compounds are
+    free (a "by X" is one link, "the engineer Ingrid Halvorsen" one name)."""
+    seen: dict[int, tuple[int, str]] = {rel.i: (0, "")}
+    frontier = [(rel, 0, "")]
+    while frontier:
+        tok, cost, first = frontier.pop(0)
+        if tok.i != rel.i and tok.pos_ in ("VERB", "AUX") and tok.lemma_ not in _LIGHT:
+            continue  # another clause's verb: what hangs on it is its own relation
+        for nxt, dep in _neighbours(tok):
+            base = dep.lstrip("^")
+            step = 0 if base in ("appos", "compound", "flat", "case", "det", "poss", "nummod", "quantmod") or \
+                nxt.pos_ == "ADP" else 1
+            if base in _CLAUSE_EDGES and tok.i != rel.i and not (base == "conj" and nxt.pos_ in ("PROPN", "NOUN")):
+                continue
+            total = cost + step
+            edge = first or dep
+            if total > limit or (nxt.i in seen and seen[nxt.i][0] <= total):
+                continue
+            seen[nxt.i] = (total, edge)
+            frontier.append((nxt, total, edge))
+    return seen
+
+
+def _passive(rel: Any) -> bool:
+    return any(c.dep_ in ("auxpass", "nsubjpass", "agent") for c in rel.children) or (
+        rel.tag_ == "VBN" and rel.dep_ in ("acl", "amod"))
+
+
+def _role_fits(role: Role, rel: Any, edge: str) -> bool:
+    """Whether the first link from the relation word leads to the slot the wh-word fills."""
+    if role == "subject":
+        if rel.pos_ not in ("VERB", "AUX"):
+            return edge in ("nsubj", "appos", "^appos", "^compound", "^attr", "^pobj", "^nsubj", "poss")
+        return edge == "agent" if _passive(rel) else edge in ("nsubj", "agent")
+    if role == "object":
+        return edge in ("dobj", "nsubjpass", "attr", "oprd", "prep", "^acl")
+    if role == "adverbial":
+        return edge in ("prep", "npadvmod", "advmod", "dobj", "appos", "dative", "agent", "nummod", "attr",
+                        "^prep", "^pobj", "^npadvmod", "acomp", "oprd")
+    if role == "count":
+        return not edge.startswith("^nsubj")
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    text: str
+    root: Any
+    label: str
+    tokens: frozenset[int]
+
+
+def candidates(span: Any) -> list[_Candidate]:
+    """The spans of a sentence that could be an answer: its named entities, identifiers, proper-noun runs
+    NER missed, and bare numbers."""
+    out: list[_Candidate] = []
+    taken: set[int] = set()
+    doc = span.doc
+    for e in span.ents:
+        start, end = e.start, e.end
+        if e.label_ not in _VALUE_LABELS:  # NER cut "Ana Costa" to "Costa": take the proper nouns beside it
+            while start > span.start and doc[start - 1].pos_ == "PROPN" and doc[start - 1].i not in taken:
+                start -= 1
+            while end < span.end and doc[end].pos_ == "PROPN" and not doc[end].ent_type_:
+                end += 1
+        if doc[start].lower_ == "the":
+            start += 1
+        if start >= end:
+            continue
+        sub = doc[start:end]
+        out.append(_Candidate(sub.text, sub.root, e.label_, frozenset(range(start, end))))
+        taken.update(range(e.start, end))
+        taken.update(range(start, end))
+    run: list[Any] = []
+    for tok in [*span, None]:
+        if tok is not None and tok.i not in taken and (tok.pos_ == "PROPN" or _CODE.match(tok.text)) and \
+                not (tok.i == span.start and tok.pos_ == "PROPN" and tok.is_title and tok.lower_ in _PRONOUNS):
+            run.append(tok)
+            continue
+        if run:
+            first, last = run[0], run[-1]
+            doc = first.doc
+            sub = doc[first.i:last.i + 1]
+            label = "CODE" if any(_CODE.match(t.text) for t in run) else ""
+            out.append(_Candidate(sub.text, sub.root, label, frozenset(range(first.i, last.i + 1))))
+            run = []
+    for m in IDENTIFIER.finditer(span.text):
+        sub = span.char_span(m.start(), m.end(), alignment_mode="expand")
+        if sub is not None and not any(c.label == "CODE" and c.tokens == frozenset(range(sub.start, sub.end))
+                                       for c in out):
+            out = [c for c in out if not (c.tokens & set(range(sub.start, sub.end)))]
+            out.append(_Candidate(m.group(0), sub.root, "CODE", frozenset(range(sub.start, sub.end))))
+            taken.update(range(sub.start, sub.end))
+    for tok in span:
+        if tok.i not in taken and tok.like_num and tok.pos_ == "NUM":
+            out.append(_Candidate(tok.text, tok, "CARDINAL", frozenset({tok.i})))
+    return out
+
+
+def _stem(word: str) -> str:
+    return word[: max(4, len(word) - 3)] if len(word) > 4 else word
+
+
+def fits_kind(asked: Asked, cand: _Candidate) -> bool:
+    """Whether ``cand`` is the kind of thing asked for: it names the wh-noun ("which shipyard" → "Aalto
+    Shipyards", whatever NER called it), or carries a label of the asked kind, or is an identifier asked
+    for by name ("what is the service code …")."""
+    low = cand.text.casefold()
+    if asked.wh_noun and asked.role != "count" and cand.label not in _VALUE_LABELS and \
+            re.search(rf"\b{re.escape(_stem(asked.wh_noun))}", low):
+        return True
+    kind = asked.kind
+    if kind is None:
+        return asked.role == "attribute" and (cand.label in ("CODE", "") or cand.label not in _VALUE_LABELS
+                                              or bool(re.search(r"\d", cand.text)))
+    wanted = kind.labels | kind.accept
+    if asked.role in ("subject", "object", "attribute") and cand.label == "NORP" and "NORP" not in kind.labels:
+        return False  # "an Estonian start-up": an adjective, not who did it
+    if cand.label in wanted:
+        return True
+    if "ORG" in kind.labels and cand.label in ("PERSON", "GPE", "FAC", "PRODUCT", "WORK_OF_ART", ""):
+        return True  # NER often calls a company a person ("Aalto Shipyards"): the slot it fills decides
+    if kind.value is not None and kind.value.search(cand.text) and cand.label in _VALUE_LABELS | {"CODE"}:
+        return True
+    return cand.label == "" and bool(wanted & {"PERSON", "ORG", "GPE", "LOC", "FAC"})  # a name NER missed
+
+
+def _mentions(span: Any, names: Iterable[str]) -> set[int]:
+    """Token indexes in ``span`` that spell one of ``names`` (whole, or a person's surname alone)."""
+    out: set[int] = set()
+    for name in names:
+        words = name.casefold().split()
+        if not words:
+            continue
+        toks = [t.lower_ for t in span]
+        for i in range(len(toks) - len(words) + 1):
+            if toks[i:i + len(words)] == words:
+                out.update(span[j].i for j in range(i, i + len(words)))
+        if len(words) >= 2 and len(words[-1]) >= 4 and words[0][:1].isalpha():  # a person by surname
+            out.update(t.i for t in span if t.lower_ == words[-1] and t.pos_ == "PROPN" and t.ent_type_ == "PERSON")
+    return out
+
+
+def _outside_longer_names(span: Any, where: set[int], name: str) -> set[int]:
+    """Mentions of ``name`` that are not part of a longer name: "Zurich" in "ETH Zurich" is another thing."""
+    if not where:
+        return where
+    for cand in candidates(span):
+        if cand.tokens & where and len(_norm(cand.text)) > len(name) and not _norm(cand.text).startswith(name):
+            where = where - cand.tokens
+    return where
+
+
+def _stand_ins(span: Any) -> set[int]:
+    """Pronouns and "the company"-style definite nouns: in a passage about X, they stand for X."""
+    out = {t.i for t in span if t.lower_ in _PRONOUNS and t.pos_ in ("PRON", "DET")}
+    out |= {t.i for t in span if t.pos_ == "NOUN" and any(c.dep_ == "det" and c.lower_ == "the" for c in t.children)
+            and not any(c.pos_ == "PROPN" for c in t.children) and t.dep_ in ("nsubj", "nsubjpass", "dobj", "poss")}
+    return out
+
+
+def _norm(text: str) -> str:
+    text = text.casefold().strip()
+    return text[4:] if text.startswith("the ") else text
+
+
+def _grounded_names(passage: Passage) -> tuple[str, ...]:
+    return tuple(n for n in (passage.name, passage.subject or "") if n)
+
+
+_PERSONAL = frozenset({"he", "she", "his", "her", "him", "hers"})
+
+
+class _Discourse:
+    """What a pronoun or "the yard" stands for: the nearest name before it in its passage that was a
+    sentence's subject ("Kittiwake Boatworks is a small boatbuilder … The yard built …"), a person's for
+    "he"/"she", anything else's for "it" and "the yard"; else the passage's own name. Plain centering, no
+    model: enough for the documents people write, where a paragraph keeps to its subject."""
+
+    def __init__(self, sentences: Sequence[Parsed]) -> None:
+        self.sentences = sentences
+        self._subjects: dict[int, list[tuple[str, bool]]] = {}
+
+    def subjects(self, i: int) -> list[tuple[str, bool]]:
+        """(name, is a person) of the names that are subjects in sentence ``i``, in order."""
+        if i not in self._subjects:
+            span = self.sentences[i].span
+            out: list[tuple[str, bool]] = []
+            for cand in candidates(span):
+                if cand.label in _VALUE_LABELS or cand.label == "CODE":
+                    continue
+                if cand.root.dep_ in ("nsubj", "nsubjpass") or (cand.root.dep_ in ("appos", "compound")
+                                                                 and cand.root.head.dep_ in ("nsubj", "nsubjpass")):
+                    out.append((cand.text, cand.label == "PERSON"))
+            self._subjects[i] = out
+        return self._subjects[i]
+
+    def antecedent(self, i: int, tok: Any, *, fallback: bool = True) -> str:
+        """The name ``tok`` (a pronoun or definite noun in sentence ``i``) stands for, or "". NER's labels are
+        a guess ("Kittiwake Boatworks" as a person): "he"/"she" take a person, "it" anything else first,
+        "the yard" (a noun says it is no pronoun for a person) the nearest subject. ``fallback``: the passage's
+        own name when no earlier sentence has a subject."""
+        person = tok.lower_ in _PERSONAL
+        passage = self.sentences[i].passage
+        j = i - 1
+        seen: list[tuple[str, bool]] = []
+        while j >= 0 and j >= i - 4 and self.sentences[j].passage.number == passage.number:
+            seen += self.subjects(j)
+            j -= 1
+        if tok.pos_ == "NOUN":  # "the foundation": the Halvorsen Foundation named just before, wherever it stood
+            named = self.named_before(i, tok)
+            if named:
+                return named
+        if not person:  # "it", "the firm": the document's own subject when it was a subject just before
+            topic = [name for name, _ in seen if _same_thing(_norm(name), _norm(passage.name))]
+            if topic:
+                return topic[0]
+        for name, is_person in seen:
+            if is_person == person:
+                return name
+        if tok.pos_ == "NOUN" and seen and not person:
+            return seen[0][0]
+        return passage.name if fallback and not person else ""
+
+    def named_before(self, i: int, tok: Any) -> str:
+        """The nearest name before ``tok`` whose last word is its noun ("the Halvorsen Foundation" for "the
+        foundation"), in its sentence or the few before it in its passage."""
+        passage = self.sentences[i].passage
+        noun = tok.lemma_.casefold()
+        j = i
+        while j >= 0 and j >= i - 4 and self.sentences[j].passage.number == passage.number:
+            names = [c for c in candidates(self.sentences[j].span) if (j < i or max(c.tokens) < tok.i)
+                     and c.text.split()[-1].casefold().rstrip("s") == noun.rstrip("s")]
+            if names:
+                return max(names, key=lambda c: min(c.tokens)).text
+            j -= 1
+        return ""
+
+    def mentioned_before(self, i: int, name: str) -> bool:
+        """``name`` is written in one of the few sentences before ``i`` in its passage (a pronoun in ``i`` may
+        stand for it)."""
+        passage = self.sentences[i].passage
+        j = i - 1
+        head = name.split()[-1] if name.split() else ""
+        while j >= 0 and j >= i - 6 and self.sentences[j].passage.number == passage.number:
+            span = self.sentences[j].span
+            if _mentions(span, [name]) or (len(name.split()) > 1 and any(
+                    t.lower_ == head and t.pos_ in ("NOUN", "PROPN") and any(c.lower_ == "the" for c in t.children)
+                    for t in span)):
+                return True  # "the agency" is the Merrow Harbour Agency once the passage has named it
+            j -= 1
+        return False
+
+
+def _same_thing(title: str, name: str) -> bool:
+    """A passage named "Skua drone" is about "Skua"; "Tallinn University of Technology" is not about "Tallinn"."""
+    if not title or not name:
+        return False
+    if title == name:
+        return True
+    short, long = sorted((title, name), key=len)
+    return long.startswith(short + " ") and len(long.split()) <= len(short.split()) + 1
+
+
+class _Grounding:
+    """Which names a sentence may be about: the question's own (depth 0), then bridges found through
+    sentences that name them with the description's words (depth 1, 2)."""
+
+    def __init__(self, asked: Asked, sentences: Sequence[Parsed], max_depth: int, discourse: _Discourse) -> None:
+        self.discourse = discourse
+        self.sentences = sentences
+        self.index = {id(s): i for i, s in enumerate(sentences)}
+        self.depth: dict[str, int] = {_norm(n): 0 for n in asked.names if n}
+        self.via: dict[str, tuple[int, ...]] = {k: () for k in self.depth}
+        self.kinds_of = asked.kinds_of
+        self.cover: dict[int, int] = {}
+        """Per bridge sentence, how many of the description's words it writes: the best-described bridge
+        wins ("its batteries come from Polar Cells" over "made by Northwind" for "the battery maker that
+        supplies the Skua")."""
+        if not asked.described:
+            return
+        for depth in range(1, max_depth + 1):
+            added = False
+            for i, s in enumerate(sentences):
+                field = FIELD.match(s.span.text.strip())
+                if field is not None:
+                    added |= self._field_bridge(i, s, field, asked, depth)
+                    continue
+                known = self.known_in(s, max_level=depth - 1) or self.record_about(s, max_level=depth - 1)
+                cover = len({t.lemma_ for t in s.span if _matches(t, asked.cues)})
+                if known is None or not cover:
+                    continue
+                self.cover[i] = cover
+                name, _ = known
+                near: set[int] = set()
+                for t in s.span:
+                    if _matches(t, asked.cues):
+                        near |= set(_reach(t, 2))
+                for cand in candidates(s.span):
+                    key = _norm(cand.text)
+                    if cand.label in _VALUE_LABELS or cand.label == "CODE" or key in self.depth or len(key) < 3:
+                        continue
+                    if not cand.tokens & near:
+                        continue  # a name beside the description, not the one it describes
+                    self.depth[key] = depth
+                    self.via[key] = (*self.via[name], i)
+                    added = True
+                subject = _norm(s.passage.name)
+                if subject and subject not in self.depth and _mentions(s.span, [name]):
+                    self.depth[subject] = depth
+                    self.via[subject] = (*self.via[name], i)
+                    added = True
+            if not added:
+                break
+
+    def _field_bridge(self, i: int, s: Parsed, field: re.Match[str], asked: Asked, depth: int) -> bool:
+        """"Contractor: Calder Marine Engineering" in the record of project PR-2024-004 leads from the project
+        to Calder, for "the contractor for project PR-2024-004"."""
+        if not (_key_words(field["key"]) & asked.cues):
+            return False
+        text = f"{s.passage.name}\n{s.passage.text}".casefold()
+        known = [n for n, level in self.depth.items() if level == depth - 1 and n in text]
+        value = re.split(r",\s|\s\(|;\s", field["value"].strip(" *_"), maxsplit=1)[0].strip(" .*_")
+        key = _norm(value)
+        if not known or not value[:1].isupper() or key in self.depth or len(key) < 3:
+            return False
+        self.depth[key] = depth
+        self.via[key] = (*self.via[known[0]], i)
+        self.cover[i] = len(_key_words(field["key"]) & asked.cues)
+        return True
+
+    def record_about(self, s: Parsed, *, max_level: int) -> tuple[str, set[int]] | None:
+        """The grounded name the sentence's whole record is about ("Project code: PR-2024-004" heads the
+        page whose sentence says "Calder Marine Engineering is the contractor"): a bridge may start there."""
+        record = _record_of(s.passage)
+        for name, level in sorted(self.depth.items(), key=lambda kv: kv[1]):
+            if level <= max_level and name in record:
+                return name, set()
+        return None
+
+    def _stand_ins_for(self, s: Parsed, name: str) -> set[int]:
+        """The pronouns and "the company"s of ``s`` that stand for ``name``: by their antecedent, or, when no
+        earlier sentence has a subject to be one, because the passage named it just before."""
+        out: set[int] = set()
+        i = self.index[id(s)]
+        for t in _stand_ins(s.span):
+            found = self.discourse.antecedent(i, s.span.doc[t], fallback=False)
+            if found:
+                if _same_thing(_norm(found), name):
+                    out.add(t)
+            elif _same_thing(_norm(s.passage.name), name) or (
+                    s.span.doc[t].lower_ not in _PERSONAL and self.discourse.mentioned_before(i, name)):
+                out.add(t)
+        return out
+
+    def antecedent(self, s: Parsed, tok_i: int) -> str:
+        i = self.index[id(s)]
+        return self.discourse.antecedent(i, s.span.doc[tok_i])
+
+    def _by_kind(self, s: Parsed, name: str) -> set[int]:
+        """"the yard" in a passage that names Turku, for "the Turku yard"."""
+        nouns = {noun for noun, n in self.kinds_of if _norm(n) == name}
+        if not nouns or name not in s.passage.text.casefold():
+            return set()
+        return {t.i for t in s.span if t.lemma_.casefold() in nouns
+                and any(c.dep_ in ("det", "poss") for c in t.children)}
+
+    def known_in(self, s: Parsed, *, max_level: int = 9) -> tuple[str, set[int]] | None:
+        """The best-grounded name ``s`` is about, with its token indexes in the sentence."""
+        best: tuple[int, str, set[int]] | None = None
+        for name, level in self.depth.items():
+            if level > max_level:
+                continue
+            where = _outside_longer_names(s.span, _mentions(s.span, [name]), name)
+            if not where:
+                where = self._stand_ins_for(s, name)
+            if not where and level == 0:
+                where = self._by_kind(s, name)
+            if where and (best is None or level < best[0]):
+                best = (level, name, where)
+        return None if best is None else (best[1], best[2])
+
+
+def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[int]) -> Outcome:
+    """The best statement of the asked relation among ``sentences`` (tried in ``order``, the answerer's
+    ranking), or why there is none."""
+    discourse = _Discourse(sentences)
+    grounding = _Grounding(asked, sentences, max_depth=2 if asked.described else 0, discourse=discourse)
+    found: list[tuple[int, int, Statement]] = []
+    about: list[int] = []
+    near: list[tuple[int, str, str]] = []
+    for rank, i in enumerate(order):
+        s = sentences[i]
+        field = FIELD.match(s.span.text.strip())
+        if field is not None:
+            got = _field_answer(asked, s, field, grounding)
+            if got is not None:
+                name, answer = got
+                depth = grounding.depth[name]
+                cover = sum(grounding.cover[j] for j in grounding.via[name])
+                found.append((depth, -cover, rank, Statement(answer, i, grounding.via[name], depth)))
+            continue
+        known = grounding.known_in(s)
+        if known is None:
+            continue
+        name, where = known
+        rels = [t for t in s.span if _matches(t, asked.relation) or (
+            "locate" in asked.relation and t.lemma_ == "be" and t.dep_ == "ROOT")]  # "X is a shipbuilder in Turku"
+        depth = grounding.depth[name]
+        if asked.described and depth == 0 and not _describes(s.span, asked, rels):
+            continue  # "Marta Kask founded it" is about Lumen Robotics, not "the company that acquired" it
+        for rel in rels:
+            answer = _slot(asked, s.span, rel, where, lambda t, i=i: discourse.antecedent(i, t, fallback=False))
+            if answer:
+                cover = sum(grounding.cover[j] for j in grounding.via[name])
+                found.append((depth, -cover, rank, Statement(answer, i, grounding.via[name], depth)))
+                break
+        else:
+            if rels:
+                about.append(i)
+            elif asked.kind is not None:
+                miss = _near_miss(asked, s.span, where)
+                if miss is not None:
+                    about.append(i)
+                    near.append((i, *miss))
+    if found:
+        return Outcome(min(found, key=lambda f: f[:3])[3])
+    if not about or asked.described:
+        return Outcome(None)  # a chain not followed is no proof of absence: the passages, without a short answer
+    reason = f"No passage says {asked.embedded}"
+    if near:
+        value, verb = near[0][1], near[0][2]
+        reason += f": {value} is given for “{verb}”, not “{asked.relation_text}”"
+    return Outcome(None, reason + ".", tuple(dict.fromkeys(about)))
+
+
+def _key_words(key: str) -> set[str]:
+    words = {w.casefold() for w in re.findall(r"[A-Za-z]+", key)}
+    return words | {w[:-1] for w in words if w.endswith("s") and len(w) > 3}
+
+
+def _field_value(asked: Asked, value: str) -> str:
+    """The answer in a field's value: its first part ("Amara Nwosu" of "Amara Nwosu, Safety and Environment
+    Officer"), when it is of the asked kind; "" otherwise."""
+    first = re.split(r",\s|\s\(|;\s|\s[-–]\s", value.strip(" *_"), maxsplit=1)[0].strip(" .*_")
+    if not first:
+        return ""
+    kind = asked.kind
+    if asked.role == "count" or (kind is not None and kind.value is not None):
+        return first if re.search(r"\d", first) else ""
+    if kind is not None and kind.labels & {"PERSON", "ORG", "GPE", "LOC", "FAC"}:
+        return first if first[:1].isupper() and not re.search(r"\d", first) else ""
+    return first
+
+
+_NAME_KEYS = frozenset({"name", "title", "subject", "supplier", "company", "organisation", "organization",
+                        "project", "person", "staff", "employee", "vendor", "works", "document"})
+
+
+def _record_of(passage: Passage) -> str:
+    """What a record is about, as text to find a name in: its title, the values of its naming fields
+    ("Name: Amara Nwosu" under the title "Staff profile") and its first line."""
+    lines = [ln for ln in passage.text.splitlines() if ln.strip()]
+    named = [m["value"] for ln in lines if (m := FIELD.match(ln.strip())) and _key_words(m["key"]) & _NAME_KEYS]
+    return "\n".join([passage.name, *named, *lines[:1]]).casefold()
+
+
+def _field_answer(asked: Asked, s: Parsed, field: re.Match[str], grounding: _Grounding) -> tuple[str, str] | None:
+    """(the grounded name, the answer) when the field's key is the asked relation ("Policy owner" for "who
+    owns …") in a record about a grounded name: its own passage names it in its title or opening, or, for a
+    bridge, anywhere."""
+    if not (_key_words(field["key"]) & asked.relation):
+        return None
+    answer = _field_value(asked, field["value"])
+    if not answer or any(_norm(answer) == _norm(n) for n in asked.names):
+        return None
+    head = _record_of(s.passage)
+    best: tuple[int, str] | None = None
+    for name, level in grounding.depth.items():
+        if name in head and (best is None or level < best[0]):
+            best = (level, name)
+    if best is None or (asked.described and best[0] == 0 and not (_key_words(field["key"]) & asked.heads)):
+        return None
+    return best[1], answer
+
+
+def _describes(span: Any, asked: Asked, rels: Sequence[Any]) -> bool:
+    """The sentence writes the description's own words beside the relation ("She leads the machine vision
+    team" for "who leads the team in Tallinn"), so the name it mentions is the described thing itself."""
+    rel_ids = {t.i for t in rels}
+    return any(_matches(t, asked.heads) for t in span if t.i not in rel_ids)
+
+
+def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = None) -> str:
+    """The answer hanging on ``rel`` in the slot the question asks, or "". A pronoun or "the yard" in the
+    slot answers by the name it stands for (``antecedent``)."""
+    reach = _reach(rel, _MAX_LINKS)
+    if not any(i in reach for i in about) and not _reaches(rel, about):
+        return ""  # the relation in this sentence is about something else
+    picked: list[tuple[bool, int, int, _Candidate]] = []
+    for cand in candidates(span):
+        if cand.tokens & about or rel.i in cand.tokens:
+            continue
+        if _norm(cand.text) in {_norm(n) for n in asked.names} or any(
+                _norm(cand.text) in _norm(n) for n in asked.names):
+            continue
+        if not fits_kind(asked, cand):
+            continue
+        hit = min((reach[i] for i in cand.tokens if i in reach), default=None, key=lambda r: r[0])
+        if hit is None or not _role_fits(asked.role, rel, hit[1]):
+            continue
+        if asked.role == "count" and asked.wh_noun and not _counts(cand, asked.wh_noun, span):
+            continue
+        own = asked.kind is None or cand.label in asked.kind.labels or cand.label == "CODE"
+        picked.append((not own, hit[0], min(cand.tokens), cand))
+    if not picked and antecedent is not None and asked.role in ("subject", "object") and asked.kind is not None:
+        for t in sorted(_stand_ins(span) - about, key=lambda t: t):
+            tok = span.doc[t]
+            hit = reach.get(t)
+            name = antecedent(tok)
+            if hit is None or not name or not _role_fits(asked.role, rel, hit[1]):
+                continue
+            if _norm(name) in {_norm(n) for n in asked.names}:
+                continue
+            person = tok.lower_ in _PERSONAL
+            if ("PERSON" in asked.kind.labels and person) or (not person and asked.kind.labels & {"ORG", "GPE", "LOC",
+                                                                                                  "FAC"}):
+                return name
+        return ""
+    if not picked:
+        return ""
+    picked.sort(key=lambda p: p[:3])
+    best = picked[0][3]
+    if asked.wh_noun in ("country", "nation"):  # "in Turku, Finland": the country follows the city
+        outer = [c for c in candidates(span) if c.root.dep_ == "appos" and c.root.head.i in best.tokens]
+        best = outer[0] if outer else best
+    return _with_coordinated(best, [c for c in candidates(span) if c.tokens != best.tokens], span)
+
+
+def _reaches(rel: Any, about: set[int]) -> bool:
+    """The subject is tied to the relation a little further off (a longer clause), still in its clause."""
+    reach = _reach(rel, _MAX_ABOUT_LINKS)
+    return any(i in reach for i in about)
+
+
+def _counts(cand: _Candidate, noun: str, span: Any) -> bool:
+    """For "how many employees": the number counts that noun (or a paraphrase of it)."""
+    words = RELATIONS.get(noun, frozenset({noun}))
+    head = cand.root.head
+    return bool(_words(head) & (words | {noun})) or any(
+        bool(_words(t) & (words | {noun})) for t in span if t.i in range(cand.root.i, cand.root.i + 4))
+
+
+def _with_coordinated(best: _Candidate, others: Sequence[_Candidate], span: Any) -> str:
+    """"Ingrid Halvorsen and Tomas Berg": an answer coordinated with others of its kind is all of them. A list
+    ends with "and"; "Turku, Finland" is one place, not two answers."""
+    doc = span.doc
+    joined = [best]
+    seps: list[str] = []
+    for other in sorted(others, key=lambda c: min(c.tokens)):
+        last = joined[-1]
+        if min(other.tokens) <= max(last.tokens) or (other.label in _VALUE_LABELS) != (best.label in _VALUE_LABELS):
+            continue
+        end = doc[max(last.tokens)]
+        between = doc.text[end.idx + len(end):doc[min(other.tokens)].idx]
+        gap = doc[max(last.tokens) + 1:min(other.tokens)]
+        if re.fullmatch(r"\s*(,|,?\s*and)\s+(the\s+)?([a-z-]+\s+)?", between) and not any(
+                t.pos_ in ("VERB", "AUX") for t in gap):
+            joined.append(other)
+            seps.append(between)
+    while seps and "and" not in seps[-1]:
+        seps.pop()
+        joined.pop()
+    if len(joined) == 1:
+        return best.text.strip()
+    return ", ".join(c.text.strip() for c in joined[:-1]) + " and " + joined[-1].text.strip()
+
+
+def _near_miss(asked: Asked, span: Any, about: set[int]) -> tuple[str, str] | None:
+    """A value of the asked kind that this sentence about the subject gives for another relation
+    ("studied … in Trondheim" for "where was … born?"): (the value, the verb it is given for)."""
+    if asked.role not in ("adverbial", "count") and asked.kind is None:
+        return None
+    for cand in candidates(span):
+        if cand.tokens & about or not fits_kind(asked, cand):
+            continue
+        if asked.wh_noun and not re.search(rf"\b{re.escape(_stem(asked.wh_noun))}", cand.text.casefold()) and \
+                asked.role not in ("adverbial", "count"):
+            continue
+        verb = cand.root
+        while verb.pos_ not in ("VERB", "AUX") and verb.dep_ != "ROOT":
+            verb = verb.head
+        if verb.pos_ == "VERB" and verb.lemma_ not in _LIGHT and not _matches(verb, asked.relation):
+            reach = _reach(verb, 2)
+            if any(i in reach for i in about) and cand.root.i in _reach(verb, 2):
+                return cand.text.strip(), verb.text
+    return None

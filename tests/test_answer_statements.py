@@ -1,0 +1,105 @@
+"""A short answer only where one sentence states the asked relation (retrieval/answer/statement.py).
+
+Each test is a class of failure, not one question: a value of the asked kind given for another relation
+(studied in / born in; since 2016 / born), the wrong slot of the right relation (the university left, not
+the founder), a name inside a longer name, an appositive read as a list, a described subject that needs its
+bridge, and the documents people write (pronouns, "the yard", a record's "Key: value" lines under a generic
+title). Real spaCy, real embeddings, hand-made passages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from kgrag.core.models import Embedder
+from kgrag.retrieval.answer import Answer, ExtractiveAnswerer, Passage, complete
+from kgrag.retrieval.answer.statement import read_question
+from kgrag.retrieval.answer.support import irregular_forms, question_needs
+
+from tests.kg_fixtures import nlp_fixture  # noqa: F401  (the `nlp` fixture)
+
+
+def _ask(embedder: Embedder, nlp: Any, question: str, *texts: tuple[str, str]) -> Answer:
+    passages = [Passage(i, 100 + i, 100 + i, text, f"{title}.md", title) for i, (title, text) in
+                enumerate(texts, start=1)]
+    return complete(ExtractiveAnswerer(embedder, nlp), question, passages)
+
+
+PERSON = ("Lena Varga", "Lena Varga is a Hungarian surveyor. She studied geodesy at the University of Szeged. "
+                        "She has run the survey office in Pécs since 2011.")
+
+
+@pytest.mark.parametrize(("question", "missing", "nearby"), [
+    ("Where was Lena Varga born?", "where Lena Varga was born", "University of Szeged"),
+    ("When was Lena Varga born?", "when Lena Varga was born", "2011"),
+])
+def test_a_value_given_for_another_relation_is_refused_not_offered(
+        embedder: Embedder, nlp: Any, question: str, missing: str, nearby: str) -> None:
+    answer = _ask(embedder, nlp, question, PERSON)
+    assert answer.refused and f"No passage says {missing}" in answer.text, answer.text
+    assert answer.short == "" and f"{nearby}. [" not in answer.text
+
+
+def test_the_slot_the_question_asks_not_another_entity_in_the_sentence(embedder: Embedder, nlp: Any) -> None:
+    company = ("Orla Robotics", "Orla Robotics is a start-up in Cork. Niamh Byrne founded it in 2016 after leaving "
+                                "University College Cork. The firm was bought by Tessaly Group in 2021.")
+    founder = _ask(embedder, nlp, "Who founded Orla Robotics?", company)
+    assert founder.short == "Niamh Byrne", founder.text
+    built = _ask(embedder, nlp, "Which shipyard built the Fulmar?",
+                 ("Atlantic Survey Trust", "Most of the trust's money comes from the Doyle Foundation. The Fulmar "
+                                           "was built in 2015 by Harland Shipyards."))
+    assert built.short == "Harland Shipyards", built.text
+    buyer = _ask(embedder, nlp, "Which company bought Orla Robotics?", company)
+    assert buyer.short == "Tessaly Group", buyer.text
+
+
+def test_a_place_written_city_then_country_is_one_answer(embedder: Embedder, nlp: Any) -> None:
+    yard = ("Harland Shipyards", "Harland Shipyards is a shipbuilder in Belfast, Northern Ireland. It builds survey "
+                                 "vessels.")
+    city = _ask(embedder, nlp, "In which city is Harland Shipyards based?", yard)
+    assert city.short == "Belfast", city.text
+    founders = _ask(embedder, nlp, "Who founded Tessaly Group?",
+                    ("Tessaly Group", "Tessaly Group was founded in 1990 by the engineer Ana Costa and the chemist "
+                                      "Rui Lopes."))
+    assert founders.short == "Ana Costa and Rui Lopes", founders.text
+
+
+def test_a_described_subject_is_reached_through_its_bridge_and_both_are_cited(embedder: Embedder, nlp: Any) -> None:
+    answer = _ask(embedder, nlp, "Where was the founder of Orla Robotics born?",
+                  ("Orla Robotics", "Orla Robotics is a start-up in Cork. Niamh Byrne founded it in 2016."),
+                  ("Niamh Byrne", "Niamh Byrne is an Irish engineer, born in Galway in 1988."),
+                  ("Cork", "Cork is a city in the south of Ireland, where Rory Walsh was born."))
+    assert answer.short == "Galway", answer.text
+    assert answer.text.startswith("Galway. [1][2]") and {c.source for c in answer.citations} >= {
+        "Orla Robotics.md", "Niamh Byrne.md"}
+
+
+def test_pronouns_the_yard_and_record_fields_stand_for_a_generic_titled_documents_subject(
+        embedder: Embedder, nlp: Any) -> None:
+    supplier = ("Supplier profile", "Kestrel Boatworks is a small boatbuilder in Ardmore, owned by Siobhan Ryan. "
+                                    "The yard built the pilot boat Tern in 2016.")
+    assert _ask(embedder, nlp, "Who built the pilot boat Tern?", supplier).short == "Kestrel Boatworks"
+    assert _ask(embedder, nlp, "Who owns Kestrel Boatworks?", supplier).short == "Siobhan Ryan"
+    record = ("Staff profile", "Name: Ciara Doyle\nRole: Safety Officer\nStart date: 2 March 2020\n\nCiara Doyle "
+                               "joined the agency from a ferry operator.")
+    assert _ask(embedder, nlp, "When did Ciara Doyle start?", record).short == "2 March 2020"
+    project = ("Project Kite", "Project code: KT-2025-004\nProject owner: Liam Hart\n\nThe project replaces the "
+                               "harbour radar.")
+    assert _ask(embedder, nlp, "What is the project code of Project Kite?", project).short == "KT-2025-004"
+    assert _ask(embedder, nlp, "Who owns Project Kite?", project).short == "Liam Hart"
+
+
+def test_the_question_is_read_for_its_relation_slot_and_subject(nlp: Any) -> None:
+    def read(question: str) -> Any:
+        asked = read_question(question, nlp, question_needs(question, nlp).entities, irregular_forms(nlp))
+        assert asked is not None
+        return asked
+
+    born = read("Where did the manager of the Zurich office study?")
+    assert born.relation_text == "study" and born.role == "adverbial" and born.described
+    assert read("Who founded Lumen Robotics?").role == "subject" and not read("Who founded Lumen Robotics?").described
+    assert read("Which university did Tomas Berg attend?").role == "object"
+    assert read("How many employees does Polar Cells have?").role == "count"
+    assert read("When did Amara Nwosu join the agency?").embedded == "when Amara Nwosu joined the agency"
+    assert "AB-2025-007" in question_needs("What happened in incident AB-2025-007?", nlp).entities
+    assert "bought" in read("Who acquired Lumen Robotics?").relation  # a common paraphrase of the relation
