@@ -360,7 +360,9 @@ class CheckOut(BaseModel):
 
 class ReadyOut(BaseModel):
     ready: bool
-    checks: list[CheckOut]
+    checks: list[CheckOut] | None = Field(
+        default=None, description="What was checked, with the fix for a failure: only for a caller with a valid "
+        "key once API keys are configured (absent otherwise: they name the database and the model's path).")
 
 
 class EntityOut(BaseModel):
