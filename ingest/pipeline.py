@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
-from kgrag.core.errors import ConfigError, DatabaseUnavailableError, IngestError, KgragError
+from kgrag.core.errors import ConfigError, DatabaseError, IngestError, KgragError
 from kgrag.core.executor import RayWorker, in_order, ray_session, start_actors, stop_actors
 from kgrag.core.models import Embedder, load_embedder
 from kgrag.core.priority import QueryActivity
@@ -295,8 +295,10 @@ class Ingestor:
             t1 = time.perf_counter()
             try:
                 report.record(doc.source, self.store.write_document(doc, drafts, vecs, ingest_key=self.ingest_key))
-            except DatabaseUnavailableError:
-                raise  # an outage, not a bad document: the caller reports it once (503), not per file
+            except DatabaseError:
+                # An outage, or every pooled connection busy: not a bad document. The caller reports it once
+                # (503, to retry), not as a failure of this file; its row stays pending, retried next time.
+                raise
             except KgragError as exc:
                 report.failed.append((doc.source, f"could not store it ({exc})"))
             except Exception as exc:
