@@ -71,10 +71,12 @@ def problem_response(body: dict[str, Any], headers: dict[str, str] | None = None
 
 async def _kgrag_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, KgragError)
-    headers = {"WWW-Authenticate": 'Bearer realm="kgrag"'} if isinstance(exc, AuthError) else None
+    headers = {"WWW-Authenticate": 'Bearer realm="kgrag"'} if isinstance(exc, AuthError) else {}
+    if exc.retry_after_s is not None:
+        headers["Retry-After"] = str(exc.retry_after_s)
     if exc.status_code >= 500:
         log.warning("%s %s failed: %s", request.method, request.url.path, exc)
-    return problem_response(problem_for(exc, request.url.path), headers)
+    return problem_response(problem_for(exc, request.url.path), headers or None)
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:

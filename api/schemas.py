@@ -8,15 +8,30 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+from kgrag.core.text import SURROGATE_FIX, surrogate_char, surrogate_problem
 from kgrag.core.types import ChunkRecord, DocumentRecord, Filters
 from kgrag.retrieval.answer import Answer, Citation
 from kgrag.retrieval.base import StageStatus
 from kgrag.retrieval.conversation import Standalone
 from kgrag.retrieval.gate import GateDecision
 from kgrag.retrieval.results import PassageHit, PipelineResult
-from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, StringConstraints, field_validator
 
 Signal = Literal["dense", "bm25", "graph"]
+
+
+def _no_lone_surrogate(value: object) -> object:
+    """Runs before pydantic's own str check, which says only "unable to parse raw data as a unicode string" where
+    it looks, and lets one through where it does not (a conversation turn, a filter): then the text failed in
+    the database (a 200 whose every stage failed) or in encoding the response (a 500)."""
+    if isinstance(value, str) and (bad := surrogate_char(value)) is not None:
+        raise ValueError(f"the text holds {surrogate_problem(bad)}: {SURROGATE_FIX}")
+    return value
+
+
+UserText = Annotated[str, BeforeValidator(_no_lone_surrogate)]
+"""Text a client sends that is used, stored or sent back: a question, a turn, a filter, a chat message or model
+name, a document's text. A lone surrogate in it is a 422 naming the field, whatever route it came by."""
 
 
 DocumentId = Annotated[int, Strict()] | Annotated[str, StringConstraints(pattern=r"^[0-9]{1,18}$")]
@@ -27,8 +42,8 @@ class FiltersIn(BaseModel):
     model_config = ConfigDict(strict=True)  # JSON's types as the schema states them: `0` is not `false`
 
     document_ids: list[DocumentId] = Field(default_factory=list, description="Numbers, or strings of digits.")
-    sources: list[str] = Field(default_factory=list)
-    metadata: dict[str, str] = Field(default_factory=dict, description="Exact matches on document metadata.")
+    sources: list[UserText] = Field(default_factory=list)
+    metadata: dict[UserText, UserText] = Field(default_factory=dict, description="Exact matches on document metadata.")
 
     @field_validator("sources")
     @classmethod
@@ -54,13 +69,13 @@ class TurnIn(BaseModel):
     model_config = ConfigDict(strict=True)
 
     role: Literal["user", "assistant"]
-    text: str
+    text: UserText
 
 
 class QueryRequest(BaseModel):
     model_config = ConfigDict(strict=True)  # JSON's types as the schema states them: `0` is not `false`
 
-    question: str = Field(min_length=1, description="Limited to api.max_question_chars characters.")
+    question: UserText = Field(min_length=1, description="Limited to api.max_question_chars characters.")
     conversation: list[TurnIn] = Field(
         default_factory=list, description="The earlier turns, oldest first (the web UI's Ask page sends them): a "
         "follow-up (\"Where does he work?\") is rewritten into the standalone question it stands for, as "
@@ -232,9 +247,9 @@ class QueryResponse(RetrievalOut):
 class TextDocumentIn(BaseModel):
     model_config = ConfigDict(strict=True)  # JSON's types as the schema states them: `0` is not `false`
 
-    text: str = Field(min_length=1)
-    title: str = Field(default="", max_length=500)
-    source: str | None = Field(default=None, max_length=2000,
+    text: UserText = Field(min_length=1)
+    title: UserText = Field(default="", max_length=500)
+    source: UserText | None = Field(default=None, max_length=2000,
                                description="Stable identity: re-sending the same source replaces the document.")
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -360,7 +375,9 @@ class CheckOut(BaseModel):
 
 class ReadyOut(BaseModel):
     ready: bool
-    checks: list[CheckOut]
+    checks: list[CheckOut] | None = Field(
+        default=None, description="What was checked, with the fix for a failure: only for a caller with a valid "
+        "key once API keys are configured (absent otherwise: they name the database and the model's path).")
 
 
 class EntityOut(BaseModel):

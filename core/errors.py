@@ -12,6 +12,8 @@ class KgragError(Exception):
     """Base class: a problem the user can act on. ``fix`` is the next step, shown with the message."""
 
     status_code: int = 500
+    retry_after_s: int | None = None
+    """Seconds after which the same request may succeed (the API's Retry-After), for a passing condition."""
 
     def __init__(self, message: str, *, fix: str | None = None, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
@@ -38,6 +40,8 @@ class DatabaseUnavailableError(DatabaseError):
 
 class DatabaseBusyError(DatabaseError):
     """Every pooled connection stayed in use for the whole wait while the server answers: load, not an outage."""
+
+    retry_after_s = 1
 
 
 class RetrievalFailedError(KgragError):

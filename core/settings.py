@@ -105,6 +105,11 @@ class IngestSettings(BaseModel):
         description="Most YAML values front matter may hold once its aliases are expanded (an alias bomb of a "
                     "few hundred bytes expands to billions).",
     )
+    max_metadata_bytes: int = Field(
+        default=64 * 1024, ge=1024,
+        description="Largest metadata a document may carry, as JSON (front matter with its aliases expanded, or "
+                    "sent with an upload): it is stored and returned with the document in every listing.",
+    )
     max_unpacked_bytes: int = Field(
         default=256 * 1024 * 1024, ge=1,
         description="Most bytes the entries of a .docx (a zip) may hold uncompressed, checked before any is read.",

@@ -25,16 +25,55 @@ def control_char(text: str, *, allow_whitespace: bool = False) -> str | None:
     return None
 
 
-INVISIBLE = re.compile(r"[\u200b\u2060\ufeff\u202a-\u202e\u2066-\u2069]")
-"""Bidi overrides, embeddings and isolates, zero-width space, word joiner and BOM: they make a title or
-source read differently from what it is ("invoice\u202efdp.exe"). Zero-width (non-)joiners and the LRM/RLM
-marks stay allowed: Persian, Indic scripts and emoji sequences need them."""
+INVISIBLE = re.compile(
+    r"[\u200b\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u2069\u061c\u180e\u115f\u1160\u3164\uffa0"
+    r"\U000e0000-\U000e007f]")
+"""Bidi overrides, embeddings and isolates, the Arabic letter mark (a bidi control too), zero-width space,
+word joiner and invisible operators, BOM, the Hangul fillers (blank, yet letters to most checks), and the
+tag characters (U+E0000-U+E007F, which hide ASCII text from the reader): they make a title or source read
+differently from what it is ("invoice\u202efdp.exe"). Zero-width (non-)joiners and the LRM/RLM marks stay
+allowed: Persian, Indic scripts and emoji sequences need them."""
 
 
 def invisible_char(text: str) -> str | None:
     """The first character of ``INVISIBLE`` in ``text``, or None."""
     m = INVISIBLE.search(text)
     return m.group() if m else None
+
+
+SURROGATE = re.compile(r"[\ud800-\udfff]")
+"""A lone UTF-16 surrogate: half of a pair, not a character. JSON ("\\ud800") and YAML escapes produce one
+in a Python str, and then nothing can encode it: Postgres, a JSON response and a log line all fail."""
+
+
+def surrogate_char(text: str) -> str | None:
+    """The first lone surrogate in ``text``, or None."""
+    m = SURROGATE.search(text)
+    return m.group() if m else None
+
+
+def surrogate_problem(char: str) -> str:
+    """What is wrong with a lone surrogate, for a message that names the field holding it."""
+    return f"a lone surrogate (U+{ord(char):04X}), half of a UTF-16 pair and no character"
+
+
+SURROGATE_FIX = ("send the text as UTF-8, and escape a character beyond U+FFFF as its whole pair of surrogates "
+                 "(\\ud83d\\ude00 for U+1F600), never half of one")
+
+
+def clean_line(text: str) -> str:
+    """Text shown on one line (a title): whitespace folded; controls, invisible formatting characters and lone
+    surrogates dropped, so it reads as what it is wherever it is printed."""
+    return " ".join(_UNSHOWN.sub("", " ".join(text.split())).split())
+
+
+def clean_value(text: str) -> str:
+    """A stored metadata string: as ``clean_line`` drops, but tabs and line breaks kept (a value may be prose).
+    Lone surrogates are refused by the callers (a 422 naming the field), so none reaches here."""
+    return INVISIBLE.sub("", CONTROL.sub("", text))
+
+
+_UNSHOWN = re.compile(f"{ANY_CONTROL.pattern}|{INVISIBLE.pattern}|{SURROGATE.pattern}")
 
 WORD = re.compile(r"[\w&]+(?:['’.\-][\w&]+)*")
 """A word of a name: letters, digits and "&", joined inside by an apostrophe (straight or curly), a dot

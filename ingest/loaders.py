@@ -18,7 +18,7 @@ from pathlib import Path
 from frontmatter import YAMLHandler
 from kgrag.core.errors import IngestError
 from kgrag.core.settings import IngestSettings
-from kgrag.core.text import ANY_CONTROL, CONTROL, heading_line
+from kgrag.core.text import ANY_CONTROL, CONTROL, SURROGATE, clean_line, heading_line, surrogate_char, surrogate_problem
 from kgrag.core.types import LoadedDocument, Page
 
 SUPPORTED_SUFFIXES: dict[str, str] = {
@@ -39,18 +39,25 @@ def content_hash(data: bytes) -> str:
 
 
 def clean_text(text: str) -> str:
-    """Drop control characters (Postgres refuses NUL; ESC sequences drive terminals) and normalise line endings."""
-    return CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    """Drop control characters (Postgres refuses NUL; ESC sequences drive terminals) and normalise line endings.
+    A lone surrogate (a PDF's broken UTF-16) becomes U+FFFD: no encoder takes it, so the file could not be
+    stored at all."""
+    return SURROGATE.sub("\ufffd", CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n")))
 
 
 def clean_title(text: str) -> str:
-    """A title is one line shown in tables and terminals: whitespace folded, controls dropped."""
-    return " ".join(ANY_CONTROL.sub("", " ".join(text.split())).split())
+    """A title is one line shown in tables and terminals (core.text.clean_line): a heading, a front-matter
+    title or an HTML <title> must not carry a bidi override any more than a typed one may."""
+    return clean_line(text)
 
 
 def escape_controls(text: str) -> str:
-    """Every C0/C1 control spelled out as ``\\xNN``: printable, and distinct names stay distinct."""
-    return ANY_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """Every C0/C1 control spelled out as ``\\xNN``: printable, and distinct names stay distinct. So is a byte
+    of a file name that is not UTF-8 (Python holds it as a lone surrogate, U+DC80-U+DCFF, which the database
+    cannot take: the whole batch's statement failed on it)."""
+    text = ANY_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return SURROGATE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}" if ord(m.group()) >= 0xDC80
+                         else f"\\u{ord(m.group()):04x}", text)
 
 
 def decode_text(data: bytes, source: str) -> tuple[str, dict[str, str]]:
@@ -165,7 +172,8 @@ def _load_markdown(data: bytes, source: str, limits: IngestSettings) -> _Loaded:
         out["front_matter_note"] = f"front matter could not be parsed ({type(exc).__name__}); kept as text"
         body, fields = text, {}
     else:
-        body, fields = (post.content, _json_safe(post.metadata, source)) if post is not None else (text, {})
+        body, fields = ((post.content, _json_safe(post.metadata, source, limits.max_metadata_bytes))
+                        if post is not None else (text, {}))
     title = fields.get("title") if isinstance(fields.get("title"), str) else None
     heading = _MD_HEADING.search(body)
     return title or (heading.group(1) if heading else None), [Page(body)], {**fields, **out}
@@ -184,15 +192,17 @@ class _BoundedYAML(YAMLHandler):  # type: ignore[misc]
             raise IngestError(f"{self.source} has {size} bytes of front matter, over the limit of "
                               f"{self.limits.max_front_matter_bytes}",
                               fix="move long values into the text, or raise KGRAG_INGEST__MAX_FRONT_MATTER_BYTES")
-        return bounded_yaml(fm, self.limits.max_front_matter_nodes, self.source)
+        return bounded_yaml(fm, self.limits.max_front_matter_nodes, self.source,
+                            max_bytes=self.limits.max_metadata_bytes)
 
 
-def bounded_yaml(text: str, max_nodes: int, source: str) -> object:
+def bounded_yaml(text: str, max_nodes: int, source: str, *, max_bytes: int | None = None) -> object:
     """Safe YAML whose aliases may be used, but whose value expanded (each alias counted as the whole value it
-    names) holds at most ``max_nodes`` nodes: "billion laughs" (nine anchors, each listing the previous one
-    nine times) is a few hundred bytes that expand to 9^9 values, gigabytes once turned into JSON metadata.
-    The check walks the composed node graph, in which an alias is one shared node, so it costs what the text
-    does; recursive aliases are refused the same way."""
+    names) holds at most ``max_nodes`` nodes and ``max_bytes`` bytes of scalars: "billion laughs" (nine
+    anchors, each listing the previous one nine times) is a few hundred bytes that expand to 9^9 values, and
+    one 60,000-character string aliased a thousand times is 60 KB that expands to 60 MB of metadata, stored
+    and listed with the document. The check walks the composed node graph, in which an alias is one shared
+    node, so it costs what the text does; recursive aliases are refused the same way."""
     import yaml
 
     loader = yaml.SafeLoader(text)
@@ -204,13 +214,14 @@ def bounded_yaml(text: str, max_nodes: int, source: str) -> object:
                               fix="flatten the front matter") from exc
         if node is None:
             return None
-        _check_expansion(node, max_nodes, source)
+        _check_expansion(node, max_nodes, source, max_bytes)
         return loader.construct_document(node)
     finally:
         loader.dispose()
 
 
-def _check_expansion(root: object, max_nodes: int, source: str) -> None:
+def _check_expansion(root: object, max_nodes: int, source: str, max_bytes: int | None = None) -> None:
+    """Nodes and scalar bytes counted bottom-up, each node once: an alias adds its target's totals."""
     import yaml
 
     def children(node: object) -> list[object]:
@@ -221,6 +232,7 @@ def _check_expansion(root: object, max_nodes: int, source: str) -> None:
         return []
 
     sizes: dict[int, int] = {}
+    sizes_bytes: dict[int, int] = {}  # the scalars' text as written: about what the metadata's JSON holds
     open_nodes: set[int] = set()  # the ancestors of the node being walked: meeting one again is a cycle
     stack: list[tuple[object, bool]] = [(root, False)]
     while stack:
@@ -228,11 +240,19 @@ def _check_expansion(root: object, max_nodes: int, source: str) -> None:
         key = id(node)
         if finished:
             open_nodes.discard(key)
-            sizes[key] = 1 + sum(sizes[id(c)] for c in children(node))
+            parts = children(node)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in parts)
+            sizes_bytes[key] = (len(str(node.value).encode("utf-8", "surrogatepass"))  # type: ignore[attr-defined]
+                                if isinstance(node, yaml.ScalarNode) else sum(sizes_bytes[id(c)] for c in parts))
             if sizes[key] > max_nodes:
                 raise IngestError(f"{source}'s front matter expands to over {max_nodes} values through its YAML "
                                   "aliases (an alias bomb?)", fix="write the values out instead of through "
                                   "aliases, or raise KGRAG_INGEST__MAX_FRONT_MATTER_NODES")
+            if max_bytes is not None and sizes_bytes[key] > max_bytes:
+                raise IngestError(f"{source}'s front matter expands to over {max_bytes} bytes of metadata, each "
+                                  "use of a YAML alias counting as its whole value (an alias bomb?)",
+                                  fix="write long values once in the text instead of through aliases, or raise "
+                                  "KGRAG_INGEST__MAX_METADATA_BYTES")
             continue
         if key in sizes:
             continue
@@ -244,15 +264,17 @@ def _check_expansion(root: object, max_nodes: int, source: str) -> None:
         stack.extend((c, False) for c in children(node) if id(c) not in sizes)
 
 
-def _json_safe(value: dict[str, object], source: str) -> dict[str, object]:
+def _json_safe(value: dict[str, object], source: str, max_bytes: int) -> dict[str, object]:
     """YAML gives dates and other non-JSON values; metadata is jsonb, and filters compare text. YAML's
-    ``.nan`` and ``.inf`` are floats jsonb refuses, as it refuses NUL: named here, as this file's failure, not
-    the database's."""
+    ``.nan`` and ``.inf`` are floats jsonb refuses, as it refuses NUL, and its ``"\\ud800"`` escape makes a
+    lone surrogate nothing can encode: each named here, as this file's failure with the entry that holds it,
+    not the database's (which failed the whole batch of a folder)."""
     import json
 
+    total = 0  # the entries' JSON, each as {key: value}: together exactly the whole object's
     for key, item in value.items():
         try:
-            text = json.dumps({key: item}, default=str, allow_nan=False)
+            text = json.dumps({key: item}, default=str, allow_nan=False, ensure_ascii=False)
         except ValueError as exc:
             raise IngestError(f"{source}'s front matter value {str(key)[:40]!r} is not a finite number "
                               "(.nan or .inf), which metadata cannot hold",
@@ -260,6 +282,14 @@ def _json_safe(value: dict[str, object], source: str) -> dict[str, object]:
         if "\\u0000" in text:
             raise IngestError(f"{source}'s front matter entry {str(key)[:40]!r} holds a NUL character, which "
                               "metadata cannot hold", fix="remove the NUL (\\0) from the front matter")
+        if (bad := surrogate_char(text)) is not None:
+            raise IngestError(f"{source}'s front matter entry {str(key).encode('utf-8', 'replace').decode()[:40]!r} "
+                              f"holds {surrogate_problem(bad)}", fix="write the character itself in the front "
+                              "matter (YAML's \\ud800 escape is half of a UTF-16 pair), or remove it")
+        total += len(text.encode())
+    if total > max_bytes:
+        raise IngestError(f"{source}'s front matter makes {total} bytes of metadata, over the limit of {max_bytes}",
+                          fix="move long values into the text, or raise KGRAG_INGEST__MAX_METADATA_BYTES")
     return dict(json.loads(json.dumps(value, default=str)))
 
 

@@ -15,12 +15,12 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
-from kgrag.core.errors import ConfigError, DatabaseUnavailableError, IngestError, KgragError
+from kgrag.core.errors import ConfigError, DatabaseError, IngestError, KgragError
 from kgrag.core.executor import RayWorker, in_order, ray_session, start_actors, stop_actors
 from kgrag.core.models import Embedder, load_embedder
 from kgrag.core.priority import QueryActivity
@@ -28,6 +28,7 @@ from kgrag.core.runtime import Runtime
 from kgrag.core.sandbox import Sandbox
 from kgrag.core.settings import ChunkingSettings, EmbeddingSettings, ExecutorSettings, IngestSettings
 from kgrag.core.store import Store, WriteResult
+from kgrag.core.text import SURROGATE_FIX, clean_line, clean_value, surrogate_char, surrogate_problem
 from kgrag.core.types import ChunkDraft, LoadedDocument
 from kgrag.ingest.chunking import Chunker
 from kgrag.ingest.loaders import SUPPORTED_SUFFIXES, discover, load_bytes, read_file
@@ -199,6 +200,7 @@ class Ingestor:
         duplicates_ok = self.allow_duplicates if allow_duplicates is None else allow_duplicates
         accepted: dict[str, str] = {}  # content hash → source, for duplicates within this run
         for group in _groups(items, 256):
+            group = [it if isinstance(it, tuple) else _as_stored(it, self.limits.max_metadata_bytes) for it in group]
             docs = [it for it in group if not isinstance(it, tuple)]
             unchanged = self.store.unchanged_sources(docs, ingest_key=self.ingest_key)
             stored = {} if duplicates_ok else self.store.indexed_with_hashes(
@@ -206,8 +208,6 @@ class Ingestor:
             to_write: list[LoadedDocument] = []
             failed_before = len(report.failed)
             for item in group:
-                if not isinstance(item, tuple) and (why := unstorable(item)) is not None:
-                    item = (item.source, why)
                 if isinstance(item, tuple):
                     report.failed.append(item)
                 elif item.source in unchanged:
@@ -295,8 +295,10 @@ class Ingestor:
             t1 = time.perf_counter()
             try:
                 report.record(doc.source, self.store.write_document(doc, drafts, vecs, ingest_key=self.ingest_key))
-            except DatabaseUnavailableError:
-                raise  # an outage, not a bad document: the caller reports it once (503), not per file
+            except DatabaseError:
+                # An outage, or every pooled connection busy: not a bad document. The caller reports it once
+                # (503, to retry), not as a failure of this file; its row stays pending, retried next time.
+                raise
             except KgragError as exc:
                 report.failed.append((doc.source, f"could not store it ({exc})"))
             except Exception as exc:
@@ -319,16 +321,59 @@ class RayEmbedder(RayWorker):
         return self._embedder.encode(texts, batch_size=batch_size)
 
 
-def unstorable(doc: LoadedDocument) -> str | None:
-    """Why the document's metadata cannot be stored as jsonb (NaN, Infinity, NUL), or None. Checked per
-    document before the batch's one pending-row statement, which one such value failed whole."""
+class _Unstorable(Exception):
+    """Why a document cannot be stored, found while cleaning it."""
+
+
+def storable(doc: LoadedDocument, max_metadata_bytes: int) -> LoadedDocument | str:
+    """The document as it may be stored, or why it cannot be. Every document passes here, whoever made it (a
+    loader, an upload, an eval corpus), so this is the one place its title becomes one clean line and its
+    metadata strings lose controls and invisible formatting characters (core.text): a bidi override in a
+    heading, a front-matter value or a CSV header would otherwise reach every listing. Refused: a lone
+    surrogate (no encoder takes it), NaN or Infinity (jsonb does not), metadata over ``max_metadata_bytes``
+    (it is returned with the document in every listing). Checked per document before the batch's one
+    pending-row statement, which one such value failed whole (a folder stored nothing)."""
+    bad = surrogate_char(doc.title)
+    if bad is not None:
+        return f"{doc.source}: its title holds {surrogate_problem(bad)}: {SURROGATE_FIX}"
     try:
-        text = json.dumps(doc.metadata, default=str, allow_nan=False)
+        metadata = _clean_metadata(doc.metadata, "metadata")
+        text = json.dumps(metadata, default=str, allow_nan=False, ensure_ascii=False)
+    except _Unstorable as exc:
+        return f"{doc.source}: {exc}"
+    except RecursionError:
+        return f"{doc.source}: its metadata is nested too deeply to store: flatten it"
     except ValueError:
         return f"{doc.source}: its metadata holds NaN or Infinity, which cannot be stored: quote the value"
-    if "\\u0000" in text:
-        return f"{doc.source}: its metadata holds a NUL character, which cannot be stored: remove it"
-    return None
+    size = len(text.encode())
+    if size > max_metadata_bytes:
+        return (f"{doc.source}: its metadata is {size} bytes as JSON, over the limit of {max_metadata_bytes}: move "
+                "long values into the text, or raise KGRAG_INGEST__MAX_METADATA_BYTES")
+    assert isinstance(metadata, dict)
+    return replace(doc, title=clean_line(doc.title) or doc.source, metadata=metadata)
+
+
+def _clean_metadata(value: object, where: str) -> object:
+    if isinstance(value, str):
+        if (bad := surrogate_char(value)) is not None:
+            raise _Unstorable(f"its {where} holds {surrogate_problem(bad)}: {SURROGATE_FIX}")
+        return clean_value(value)
+    if isinstance(value, dict):
+        out: dict[str, object] = {}
+        for key, item in value.items():
+            name = str(key)
+            if (bad := surrogate_char(name)) is not None:
+                raise _Unstorable(f"a metadata key holds {surrogate_problem(bad)}: {SURROGATE_FIX}")
+            out[clean_value(name)] = _clean_metadata(item, f"metadata value of {name[:40]!r}")
+        return out
+    if isinstance(value, list | tuple):
+        return [_clean_metadata(item, where) for item in value]
+    return value
+
+
+def _as_stored(doc: LoadedDocument, max_metadata_bytes: int) -> LoadedDocument | tuple[str, str]:
+    cleaned = storable(doc, max_metadata_bytes)
+    return (doc.source, cleaned) if isinstance(cleaned, str) else cleaned
 
 
 def _texts(batch: Batch) -> list[str]:

@@ -66,7 +66,19 @@ def test_health_probes_need_no_key(client: TestClient) -> None:
     assert client.get("/healthz").json() == {"status": "ok"}
     ready = client.get("/readyz")
     assert ready.status_code == 200 and ready.json()["ready"] is True
-    assert {c["name"] for c in ready.json()["checks"]} == {"database", "embedding model"}
+    assert {c["name"] for c in client.get("/readyz", headers=bearer(KEYS[0])).json()["checks"]} == {
+        "database", "embedding model"}
+
+
+def test_readiness_details_need_a_key(client: TestClient) -> None:
+    """Without a key /readyz named the data folder (the embedded server's pgdata) and the model."""
+    home = str(client.app.state.settings.home.resolve())
+    for headers in ({}, bearer("not-a-key"), {"Authorization": "Basic abc"}):
+        ready = client.get("/readyz", headers=headers)
+        assert ready.status_code == 200 and ready.json() == {"ready": True}, ready.text
+    detailed = client.get("/readyz", headers=bearer(KEYS[1])).json()
+    assert detailed["ready"] is True and {c["name"] for c in detailed["checks"]} == {"database", "embedding model"}
+    assert home not in client.get("/readyz").text
 
 
 def test_limits(client: TestClient) -> None:

@@ -11,6 +11,7 @@ import signal
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -118,3 +119,34 @@ def test_exhausted_pool_is_reported_busy_not_unavailable(make_settings: Callable
         assert "restart" not in body["fix"]
         assert db.available  # not marked down: the next request is served at once
         assert client.get("/v1/documents").status_code == 200
+
+
+def test_a_busy_pool_during_an_upload_is_a_503_to_retry_not_a_failed_document(
+        make_settings: Callable[..., Settings], embedder: Embedder, fresh_database_url: str) -> None:
+    """Every connection in use at the moment an upload writes its document (other requests' load, here two
+    held connections): it was recorded as a failed document and answered 422, as if the file were bad."""
+    settings = api_settings(make_settings, database=DatabaseSettings(
+        url=fresh_database_url, pool_min_size=2, pool_max_size=2, acquire_timeout=0.3))
+    with client_for(settings, embedder) as client:
+        res = client.app.state.resources
+        db, store = res.runtime.db, res.runtime.store
+        write = store.write_document
+        busy = [True]
+
+        def write_while_busy(*args: Any, **kwargs: Any) -> Any:
+            if busy:
+                busy.pop()
+                with db.connection(), db.connection():  # the pool's every connection, for this write only
+                    return write(*args, **kwargs)
+            return write(*args, **kwargs)
+
+        store.write_document = write_while_busy  # type: ignore[method-assign]
+        doc = {"text": "The Kelpie was built at the Bergen shipyard.", "title": "Kelpie", "source": "kelpie"}
+        r = client.post("/v1/documents", json=doc)
+        assert r.status_code == 503, r.text
+        assert r.json()["type"] == "urn:kgrag:problem:database-busy", r.json()
+        assert r.headers["retry-after"].isdigit(), r.headers
+        assert not [d for d in client.get("/v1/documents").json()["documents"] if d["status"] == "failed"]
+        again = client.post("/v1/documents", json=doc)  # the retry the 503 asks for
+        assert again.status_code == 201, again.text
+        assert [d["status"] for d in client.get("/v1/documents").json()["documents"]] == ["indexed"]

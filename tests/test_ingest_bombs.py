@@ -107,6 +107,31 @@ def test_yaml_alias_bomb_and_huge_front_matter_are_refused(client: TestClient) -
     assert r.json()["document"]["metadata"]["also"] == ["ferry", "island"]
 
 
+def string_bomb_markdown(uses: int = 1_000) -> bytes:
+    """One 60,000-character string aliased ``uses`` times: about 60 KB of front matter and a thousand values,
+    within both older limits, that expand to 60 MB of metadata (66 MB stored per upload, issue 45)."""
+    refs = ",".join(["*s"] * uses)
+    return (f'---\nbig: &s "{"x" * 60_000}"\nrefs: [{refs}]\n---\n# Strings\n\nA short body.\n').encode()
+
+
+def test_a_string_alias_bomb_and_oversized_metadata_are_refused(client: TestClient) -> None:
+    bomb = string_bomb_markdown()
+    assert len(bomb) < IngestSettings().max_front_matter_bytes
+    rss = psutil.Process(os.getpid()).memory_info().rss
+    body = refused(client, "strings.md", bomb)
+    assert "expands to over 65536 bytes" in body["detail"] and "alias" in body["detail"], body
+    assert "KGRAG_INGEST__MAX_METADATA_BYTES" in body["fix"], body
+    assert psutil.Process(os.getpid()).memory_info().rss - rss < 200 * 2**20
+    # The same bound without aliases: metadata is listed with every document, so it stays small.
+    wide = ("---\n" + "".join(f"k{i}: {'y' * 60}\n" for i in range(950)) + "---\nBody text.\n").encode()
+    assert len(wide) < IngestSettings().max_front_matter_bytes
+    body = refused(client, "wide.md", wide)
+    assert "over the limit of 65536" in body["detail"] and "KGRAG_INGEST__MAX_METADATA_BYTES" in body["fix"], body
+    r = client.post("/v1/documents", json={"text": "The ferry sails.", "metadata": {"notes": "z" * 70_000}})
+    assert r.status_code == 422 and "KGRAG_INGEST__MAX_METADATA_BYTES" in r.json()["fix"], r.text
+    assert all(d["status"] == "indexed" for d in client.get("/v1/documents").json()["documents"])
+
+
 def test_docx_bombs_are_refused_before_they_are_parsed(client: TestClient) -> None:
     bomb = repeated_element_docx(20_000_000)  # 120 MB of XML in about 120 KB
     assert len(bomb) < 1_000_000
@@ -192,3 +217,27 @@ def test_a_parse_that_overruns_or_dies_fails_alone() -> None:
         assert doc.pages[0].text == "Hiiumaa has ferries."
     finally:
         sandbox.close()
+
+
+def test_folder_ingest_with_a_lone_surrogate_stores_the_rest(tmp_path: Path, fresh_database_url: str) -> None:
+    """A front-matter value holding a lone surrogate ("\\ud800") made `kgrag ingest FOLDER` store nothing and
+    exit 1 with a traceback: the batch's one statement could not encode it, so every file of the batch failed."""
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "a_surrogate.md").write_text('---\nteam: "a\\ud800b"\n---\nThe harbour at Kardla is small.\n')
+    (folder / "b_island.txt").write_text("Hiiumaa is the second largest island of Estonia.\n")
+    (folder / "c_port.md").write_text("---\nport: Heltermaa\n---\n# Heltermaa\n\nHeltermaa is a ferry port.\n")
+    env = {"KGRAG_HOME": str(tmp_path / "home"), "KGRAG_DATABASE__URL": fresh_database_url, "COLUMNS": "200"}
+    result = CliRunner().invoke(app, ["ingest", str(folder)], env=env)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert "Traceback" not in result.output
+    assert re.search(r"│ added +│ 2 +│", result.output), result.output
+    assert re.search(r"│ failed +│ 1 +│", result.output), result.output
+    assert "a_surrogate.md" in result.output and "surrogate" in result.output, result.output
+    from kgrag.core.runtime import Runtime
+
+    with Runtime(Settings(_env_file=None, home=tmp_path / "home", database={"url": fresh_database_url})) as rt:
+        failed = {Path(d.source).name: d.status_reason for d in rt.store.list_documents(status="failed")}
+        indexed = {Path(d.source).name for d in rt.store.list_documents(status="indexed")}
+    assert indexed == {"b_island.txt", "c_port.md"}
+    assert "'team'" in failed["a_surrogate.md"] and "surrogate" in failed["a_surrogate.md"], failed

@@ -21,7 +21,7 @@ from fastapi.responses import StreamingResponse
 from kgrag.api.deps import Authorized, ResourcesDep
 from kgrag.api.openapi import COMMON, errors
 from kgrag.api.problems import problem, problem_for
-from kgrag.api.schemas import CitationOut, QueryRequest, RewriteOut, UsageOut
+from kgrag.api.schemas import CitationOut, QueryRequest, RewriteOut, UsageOut, UserText
 from kgrag.api.service import check_conversation, retrieve, standalone_of, usage_of
 from kgrag.core.errors import InvalidInputError, KgragError
 from kgrag.retrieval.answer import Answer, Citation
@@ -39,13 +39,13 @@ router = APIRouter(prefix="/v1", tags=["chat"], dependencies=[Authorized], respo
 class ContentPart(BaseModel):
     model_config = ConfigDict(extra="allow")
     type: str
-    text: str | None = None
+    text: UserText | None = None
 
 
 class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="allow", strict=True)
     role: str
-    content: str | list[ContentPart] | None = None
+    content: UserText | list[ContentPart] | None = None
 
     def text(self) -> str:
         if isinstance(self.content, list):
@@ -57,7 +57,7 @@ class ChatRequest(BaseModel):
     """The OpenAI fields kgrag uses; the rest (temperature, max_tokens, …) are accepted and ignored."""
 
     model_config = ConfigDict(extra="allow", strict=True)  # JSON's types as the schema states them
-    model: str = MODEL
+    model: UserText = MODEL
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
 

@@ -22,7 +22,7 @@ from kgrag.api.openapi import COMMON, errors
 from kgrag.api.problems import RequestTooLargeError
 from kgrag.api.schemas import DocumentDetail, DocumentList, DocumentOut, IngestOut, TextDocumentIn
 from kgrag.core.errors import DuplicateDocumentError, IngestError, InvalidInputError
-from kgrag.core.text import control_char, invisible_char
+from kgrag.core.text import SURROGATE_FIX, control_char, invisible_char, surrogate_char, surrogate_problem
 from kgrag.core.types import DocumentStatus, LoadedDocument
 from kgrag.ingest.loaders import SUPPORTED_SUFFIXES, clean_title, content_hash, load_text
 from kgrag.retrieval.maintenance import delete_document_everywhere
@@ -79,7 +79,10 @@ def safe_filename(raw: str) -> str:
 
 def _refuse_unsafe(field: str, value: str, *, allow_whitespace: bool = False) -> str:
     """Postgres text and jsonb cannot hold NUL, and other C0/C1 controls (ESC, CSI, BEL) are terminal
-    commands once a listing prints them: refused here, and the client learns which field."""
+    commands once a listing prints them: refused here, and the client learns which field. So is a lone
+    surrogate (a JSON "\\ud800" in the metadata field), which nothing can encode."""
+    if (half := surrogate_char(value)) is not None:
+        raise InvalidInputError(f"the {field} holds {surrogate_problem(half)}", fix=SURROGATE_FIX)
     bad = control_char(value, allow_whitespace=allow_whitespace)
     if bad == "\x00":
         raise InvalidInputError(f"the {field} contains a NUL character", fix=f"remove NUL (\\u0000) from the {field}")
@@ -99,8 +102,9 @@ def _title(value: str) -> str:
     return clean_title(_refuse_unsafe("title", value, allow_whitespace=True))
 
 
-def check_metadata(value: dict[str, Any]) -> dict[str, Any]:
-    """Metadata is stored as jsonb, which takes neither NUL in strings nor NaN/Infinity.
+def check_metadata(value: dict[str, Any], max_bytes: int) -> dict[str, Any]:
+    """Metadata is stored as jsonb, which takes neither NUL in strings nor NaN/Infinity, and is returned with
+    the document in every listing, so it is bounded (``max_bytes`` of JSON).
 
     Walked with an explicit stack: a client decides how deep the JSON nests."""
     stack: list[tuple[Any, str]] = [(value, "metadata")]
@@ -117,10 +121,18 @@ def check_metadata(value: dict[str, Any]) -> dict[str, Any]:
                 stack.append((sub, f"metadata value of {str(key)[:40]!r}"))
         elif isinstance(item, list):
             stack.extend((sub, where) for sub in item)
+    try:
+        size = len(json.dumps(value, ensure_ascii=False).encode())
+    except RecursionError as exc:
+        raise InvalidInputError("the metadata is nested too deeply", fix="flatten the metadata") from exc
+    if size > max_bytes:
+        raise InvalidInputError(f"the metadata is {size} bytes as JSON, over the limit of {max_bytes}",
+                                fix="send long values as the document's text, or raise "
+                                    "KGRAG_INGEST__MAX_METADATA_BYTES")
     return value
 
 
-def _metadata(raw: Any) -> dict[str, Any]:
+def _metadata(raw: Any, max_bytes: int) -> dict[str, Any]:
     if raw in (None, ""):
         return {}
     try:
@@ -129,7 +141,7 @@ def _metadata(raw: Any) -> dict[str, Any]:
         raise InvalidInputError("the metadata field is not valid JSON", fix='send e.g. {"team": "ops"}') from exc
     if not isinstance(value, dict):
         raise InvalidInputError("metadata must be a JSON object", fix='send e.g. {"team": "ops"}')
-    return check_metadata(value)
+    return check_metadata(value, max_bytes)
 
 
 async def _from_multipart(request: Request, limit: int, res: Resources) -> LoadedDocument:
@@ -149,24 +161,31 @@ async def _from_multipart(request: Request, limit: int, res: Resources) -> Loade
     if len(source) > MAX_SOURCE_CHARS:
         raise InvalidInputError(f"the source has {len(source)} characters, over the limit of {MAX_SOURCE_CHARS}",
                                 fix="send a shorter source (it is the document's identity, not its content)")
-    meta = _metadata(form.get("metadata"))
+    meta = _metadata(form.get("metadata"), res.settings.ingest.max_metadata_bytes)
     title = _title(str(form.get("title") or ""))
     doc = await run_in_threadpool(res.ingestor.parse, data, source=source, suffix=suffix,
                                   default_title=PurePath(name).stem)
     return replace(doc, title=title[:500] or doc.title, metadata={**doc.metadata, **meta})
 
 
-async def _from_json(request: Request, limit: int) -> LoadedDocument:
+async def _from_json(request: Request, limit: int, max_metadata_bytes: int) -> LoadedDocument:
     raw = await request.body()
     try:
-        body = TextDocumentIn.model_validate_json(raw)
+        # Parsed as FastAPI parses the other routes' bodies, so a JSON "\\ud800" reaches the model's check and
+        # the client learns which field holds it (pydantic's own parser says only "invalid JSON" for it).
+        parsed = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise RequestValidationError([{"type": "json_invalid", "loc": ("body",), "msg": "the body is not valid "
+                                       f"JSON ({type(exc).__name__})"}]) from exc
+    try:
+        body = TextDocumentIn.model_validate(parsed)
     except ValidationError as exc:
         raise RequestValidationError(exc.errors(include_input=False)) from exc
     size = len(body.text.encode())
     if size > limit:
         raise _too_large(size, limit)
     title = _title(body.title)
-    check_metadata(body.metadata)
+    check_metadata(body.metadata, max_metadata_bytes)
     source = _refuse_unsafe("source", body.source or f"text:{content_hash(body.text.encode())[:16]}")
     return load_text(body.text, source=source, title=title or source, metadata=body.metadata)
 
@@ -204,7 +223,7 @@ async def upload_document(
     if content_type == "multipart/form-data":
         doc = await _from_multipart(request, limit, res)
     elif content_type == "application/json":
-        doc = await _from_json(request, limit)
+        doc = await _from_json(request, limit, res.settings.ingest.max_metadata_bytes)
     else:
         raise InvalidInputError(f"unsupported content type {content_type or '(none)'}",
                                 fix="send multipart/form-data with a `file` field, or application/json text")

@@ -1,12 +1,16 @@
-"""Liveness and readiness probes (open: no API key, so an orchestrator can call them)."""
+"""Liveness and readiness probes (open: no API key, so an orchestrator can call them).
+
+Once keys are configured, /readyz tells a caller without a valid key only whether the service is ready: its
+checks name the database's folder or host and the model's path, which are no one else's business."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from kgrag.api.deps import RootResourcesDep
+from kgrag.api.deps import RootResourcesDep, get_tenancy, principal_of
 from kgrag.api.doctor import check_database, check_embedding_model
 from kgrag.api.schemas import CheckOut, ReadyOut
+from kgrag.core.errors import KgragError
 
 router = APIRouter(tags=["health"])
 
@@ -20,11 +24,27 @@ async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.get("/readyz", response_model=ReadyOut, responses={503: {"model": ReadyOut}})
-def readyz(res: RootResourcesDep) -> JSONResponse:
-    """Ready when the database answers and the embedding model is loaded; 503 with the fix otherwise."""
+@router.get("/readyz", response_model=ReadyOut, response_model_exclude_none=True,
+            responses={503: {"model": ReadyOut}})
+def readyz(request: Request, res: RootResourcesDep) -> JSONResponse:
+    """Ready when the database answers and the embedding model is loaded; 503 otherwise. The checks, with
+    their fixes, come only with a valid key once keys are configured (or always, on an API with no keys)."""
     checks = [check(res.runtime) for check in READY_CHECKS]
     ready = all(c.ok or not c.required for c in checks)
-    body = ReadyOut(ready=ready, checks=[CheckOut(name=c.name, ok=c.ok, detail=c.detail, fix=c.fix,
-                                                  required=c.required) for c in checks])
-    return JSONResponse(body.model_dump(), status_code=200 if ready else 503)
+    body = ReadyOut(ready=ready)
+    if _may_see_details(request):
+        body.checks = [CheckOut(name=c.name, ok=c.ok, detail=c.detail, fix=c.fix, required=c.required)
+                       for c in checks]
+    return JSONResponse(body.model_dump(exclude_none=True), status_code=200 if ready else 503)
+
+
+def _may_see_details(request: Request) -> bool:
+    """Whether the caller would be let into /v1 (``principal_of``). A wrong key is not refused here, as a
+    probe must answer without one; a database that cannot say whether keys exist shows nothing."""
+    tenancy = get_tenancy(request)
+    try:
+        principal_of(request.app.state.settings, tenancy.keys, request.headers.get("authorization"),
+                     tenancy.stored_keys_exist)
+    except KgragError:
+        return False
+    return True
