@@ -154,10 +154,14 @@ class AnswerOut(BaseModel):
         default_factory=list, description="Citation numbers the model wrote that match no passage: removed from "
         "`text` (the streamed tokens are the model's raw output and still show them).")
 
+    unsupported_claims: list[str] = Field(
+        default_factory=list, description="Names and numbers a generated sentence states that the passages it "
+        "cites do not contain (also said in `warnings`): the citation does not carry that claim.")
+
     @classmethod
     def of(cls, a: Answer) -> AnswerOut:
         return cls(text=a.text, mode=a.mode, model=a.model, short_answer=a.short, warning=a.warning,
-                   unresolved_citations=list(a.unresolved))
+                   unresolved_citations=list(a.unresolved), unsupported_claims=list(a.unsupported))
 
 
 class GateCheckOut(BaseModel):

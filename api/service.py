@@ -152,6 +152,8 @@ def query_response(retrieval: RetrievalOut, result: PipelineResult, answer: Answ
         warnings.append(f"weak evidence: {answer.warning}")
     if answer is not None and answer.unresolved:
         warnings.append(answer.unresolved_note)
+    if answer is not None and answer.unsupported:
+        warnings.append(answer.unsupported_note)
     return QueryResponse(
         **retrieval.model_dump(exclude={"timings"}), timings=timings,
         answer=AnswerOut.of(answer) if answer is not None else None,

@@ -81,6 +81,22 @@ def test_complete_uses_one_generate_content_call_and_reports_bad_citations() -> 
     assert answer.unresolved == (9,)
 
 
+def test_a_sentence_whose_cited_passage_lacks_its_claim_is_flagged() -> None:
+    """The model cites [2] for a height [2] does not give: the answer keeps its text (the model's words) but says
+    which claim its citation does not carry; a sourced sentence beside it is not flagged."""
+    reply = "Mount Kilimanjaro is 6,100 metres high [2]. Lake Victoria is shared by three countries [3]."
+    with running_standin(lambda prompt: reply) as standin:
+        answer = complete(_answerer(standin.base_url), "How high is Kilimanjaro?", number_passages(CHUNKS))
+    assert answer.unsupported == ("6,100",) and "“6,100”" in answer.unsupported_note
+    with running_standin(lambda prompt: "Mount Kilimanjaro is 5,895 metres high [2].") as standin:
+        sourced = complete(_answerer(standin.base_url), "How high is Kilimanjaro?", number_passages(CHUNKS))
+    assert sourced.unsupported == () and sourced.unsupported_note == ""
+    # the rule the model is given: a value stated for another relation is no answer; refuse, naming what is missing
+    system = standin.requests[0].system_instruction
+    assert "does not say where they were born" in system and "Never offer a nearby entity" in system
+    assert "reply exactly: Not in the documents. and then say which part" in system
+
+
 def test_model_saying_the_documents_dont_say_is_a_refusal() -> None:
     with running_standin(lambda prompt: "The documents don't say.") as standin:
         answer = complete(_answerer(standin.base_url), "Who won the 1966 World Cup?", number_passages(CHUNKS))

@@ -73,6 +73,16 @@ def test_complete_is_one_non_streaming_call_and_invented_citations_leave_the_tex
     assert "[9], [7]" in answer.unresolved_note and "removed" in answer.unresolved_note
 
 
+def test_the_prompt_asks_for_a_refusal_and_an_unsourced_claim_is_flagged() -> None:
+    reply = "The Nile flows north into the Mediterranean Sea, as Ingrid Halvorsen found [1]."
+    with running_openai_standin(lambda system, prompt: reply) as standin:
+        answer = complete(_answerer(standin.base_url), "Where does the Nile flow?", number_passages(CHUNKS))
+    (request,) = standin.requests
+    assert "Answer only with what a passage states for the relation the question asks about" in request.system
+    assert "Not in the documents. and then say which part the passages do not state" in request.system
+    assert answer.mode == "generative" and answer.unsupported == ("Ingrid Halvorsen",)
+
+
 def test_model_saying_the_documents_dont_say_is_a_refusal() -> None:
     with running_openai_standin() as standin:
         answer = complete(_answerer(standin.base_url), "Who won the 1966 World Cup?", number_passages(CHUNKS))

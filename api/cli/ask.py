@@ -120,3 +120,5 @@ def print_sources(answer: Answer) -> None:
         console.print(f"[bold][{c.number}][/] {escape(c.title)} — {escape(c.source)}{page}{part}")
     if answer.unresolved:
         err_console.print(f"[yellow]note:[/] {escape(answer.unresolved_note)}")
+    if answer.unsupported:
+        err_console.print(f"[yellow]note:[/] {escape(answer.unsupported_note)}")
