@@ -272,6 +272,8 @@ class ExtractiveAnswerer:
     def __init__(self, embedder: Embedder | None, nlp: Any, *, max_sentences: int = 3) -> None:
         self.embedder = embedder
         self.nlp = nlp
+        self.irregular = irregular_forms(nlp)
+        """The lemmatizer's irregular verb forms, read once: "led" is how a sentence writes "lead"."""
         self.max_sentences = max_sentences
         self.name = "extractive"
 
@@ -331,9 +333,9 @@ class ExtractiveAnswerer:
 
     def statement(self, question: str, sentences: Sequence[_Sentence], ranked: Sequence[int]) -> Outcome:
         """Where the passages state the answer (or say they do not), read from the parsed sentences."""
-        needs = question_needs(question, self.nlp)
+        needs = question_needs(question, self.nlp, self.irregular)
         names = needs.entities or nationalities(question, self.nlp)
-        asked = read_question(question, self.nlp, names, irregular_forms(self.nlp))
+        asked = read_question(question, self.nlp, names, self.irregular)
         if asked is None:
             return Outcome(None)
         parsed = [Parsed(s.passage, s.span) for s in sentences]

@@ -26,9 +26,7 @@ English morphology and NER only: nothing here knows a dataset.
 
 from __future__ import annotations
 
-import contextlib
 import re
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -209,7 +207,7 @@ def _clean(name: str) -> str:
     return re.sub(r"^(the|a|an)\s+", "", name, flags=re.IGNORECASE)
 
 
-def question_needs(question: str, nlp: Any) -> Needs:
+def question_needs(question: str, nlp: Any, irregular: Mapping[str, tuple[str, ...]] | None = None) -> Needs:
     """The names, key terms and answer kind of ``question`` (spaCy's tagger and NER on the question). A
     title's disambiguator ("Fortunella (Film)") is left out: it names no constraint of its own."""
     doc = nlp(_DISAMBIGUATOR.sub("", question))
@@ -244,7 +242,7 @@ def question_needs(question: str, nlp: Any) -> Needs:
             if len(name) > 1 and name.casefold() not in (n.casefold() for n in names):
                 names.append(name)
     entities = names
-    irregular = irregular_forms(nlp)
+    irregular = irregular_forms(nlp) if irregular is None else irregular
     root = _root(doc, covered, irregular)
     terms: dict[str, Term] = {}
     for tok in doc:
@@ -305,16 +303,10 @@ def _forms(tok: Any, irregular: Mapping[str, tuple[str, ...]]) -> tuple[str, ...
     return tuple(dict.fromkeys((tok.text.casefold(), lemma, *irregular.get(lemma, ()))))
 
 
-_IRREGULAR: weakref.WeakKeyDictionary[Any, Mapping[str, tuple[str, ...]]] = weakref.WeakKeyDictionary()
-
-
 def irregular_forms(nlp: Any) -> Mapping[str, tuple[str, ...]]:
-    """Lemma → its irregular verb forms ("lead" → "led", "buy" → "bought"), read once per pipeline from the
-    exception table of its own lemmatizer; empty for a pipeline without one."""
-    try:
-        return _IRREGULAR[nlp]
-    except (KeyError, TypeError):
-        pass
+    """Lemma → its irregular verb forms ("lead" → "led", "buy" → "bought"), read from the exception table of
+    the pipeline's own lemmatizer; empty for a pipeline without one. About 1.4 ms: a long-lived holder of the
+    pipeline (the extractive answerer) reads it once and passes it in."""
     forms: dict[str, list[str]] = {}
     try:
         table = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_exc").get("verb") or {}
@@ -324,10 +316,7 @@ def irregular_forms(nlp: Any) -> Mapping[str, tuple[str, ...]]:
         for lemma in lemmas:
             if form != lemma and form.isalpha():
                 forms.setdefault(lemma, []).append(form)
-    out = {lemma: tuple(sorted(f)) for lemma, f in forms.items()}
-    with contextlib.suppress(TypeError):
-        _IRREGULAR[nlp] = out
-    return out
+    return {lemma: tuple(sorted(f)) for lemma, f in forms.items()}
 
 
 def _stem(term: str) -> str:
