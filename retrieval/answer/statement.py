@@ -874,8 +874,8 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
                 found.append((depth, -cover, rank, Statement(answer, i, grounding.via[name], depth)))
                 break
         else:
-            if rels:
-                about.append(i)
+            if rels and any(_other_kind_in_slot(asked, s.span, rel, where) for rel in rels):
+                about.append(i)  # "(born 1961)" for "where was she born?": the relation, with another kind
             elif asked.kind is not None:
                 miss = _near_miss(asked, s.span, where)
                 if miss is not None:
@@ -993,6 +993,24 @@ def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = 
         outer = [c for c in candidates(span) if c.root.dep_ == "appos" and c.root.head.i in best.tokens]
         best = outer[0] if outer else best
     return _with_coordinated(best, [c for c in candidates(span) if c.tokens != best.tokens], span)
+
+
+def _other_kind_in_slot(asked: Asked, span: Any, rel: Any, about: set[int]) -> bool:
+    """The sentence states the relation for the subject with a value of another kind in the asked slot ("born
+    1961" for "where"; "Nigerian-born" for "when"): evidence the passages answer a neighbouring question. A
+    relation whose slot holds nothing readable is no such evidence (the parse may have missed it)."""
+    if asked.kind is None:
+        return False
+    reach = _reach(rel, _MAX_LINKS)
+    if not any(i in reach for i in about) and not _reaches(rel, about):
+        return False
+    for cand in candidates(span):
+        hit = min((reach[i] for i in cand.tokens if i in reach), default=None, key=lambda r: r[0])
+        if hit is None or cand.tokens & about or rel.i in cand.tokens:
+            continue
+        if _role_fits(asked.role, rel, hit[1]) and not fits_kind(asked, cand):
+            return True
+    return False
 
 
 def _reaches(rel: Any, about: set[int]) -> bool:
