@@ -103,3 +103,23 @@ def test_the_question_is_read_for_its_relation_slot_and_subject(nlp: Any) -> Non
     assert read("When did Amara Nwosu join the agency?").embedded == "when Amara Nwosu joined the agency"
     assert "AB-2025-007" in question_needs("What happened in incident AB-2025-007?", nlp).entities
     assert "bought" in read("Who acquired Lumen Robotics?").relation  # a common paraphrase of the relation
+
+
+def test_a_question_naming_nothing_is_answered_from_the_record_its_topic_nouns_describe(
+        embedder: Embedder, nlp: Any) -> None:
+    contract = ("Contract summary CT-2025-002", "Works: Harbour dredging (project PR-2025-011).\nContract value: "
+                                                "£90,000, excluding contingency.\nContractor: Orrin Dredging.")
+    project = ("Harbour dredging", "Project code: PR-2025-011\n\nThe approved budget is £120,000, to which the "
+                                   "team later added a contingency.")
+    answer = _ask(embedder, nlp, "What is the value of the dredging contract?", project, contract)
+    assert answer.short == "£90,000", answer.text  # the contract's value, not the project's budget beside it
+    untied = _ask(embedder, nlp, "What is the value of the pontoon contract?", project, contract)
+    assert untied.short == "", untied.text  # no record says "pontoon": no short answer
+
+
+def test_a_relation_the_parse_cannot_fill_is_no_refusal(embedder: Embedder, nlp: Any) -> None:
+    """Only evidence of a near miss refuses; a sentence that states the relation in words the slot reader does
+    not follow gives the passages, not "the documents don't say"."""
+    answer = _ask(embedder, nlp, "Who leads the survey office in Pécs?",
+                  ("Survey office", "The survey office in Pécs is led, since 2011, jointly and by rotation."))
+    assert not answer.refused and answer.short == "", answer.text

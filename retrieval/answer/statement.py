@@ -117,6 +117,9 @@ class Asked:
     kinds_of: tuple[tuple[str, str], ...] = ()
     """(noun, name) for a name used as a noun's modifier ("the Turku yard", "the Skua drone"): a passage
     naming the name may call its subject "the yard"."""
+    topic: tuple[str, ...] = ()
+    """For a question that names nothing ("the value of the breakwater works contract"): the nouns that say
+    what it is about; a sentence or record writing all of them is about it."""
     embedded: str = ""
     """The question as a clause ("where Ingrid Halvorsen was born"), for the refusal."""
 
@@ -224,8 +227,11 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
     kinds_of = tuple((t.lemma_.casefold(), name) for t in doc if t.pos_ == "NOUN" for name in names
                      if any(c.dep_ == "compound" and c.i in covered and c.lower_ in name.casefold().split()
                             for c in t.children))
+    topic = () if names else tuple(dict.fromkeys(
+        t.lemma_.casefold() for t in doc if t.pos_ in ("NOUN", "PROPN") and t.i != rel.i and t.tag_ not in _WH
+        and (wh_noun_tok is None or t.i != wh_noun_tok.i) and t.lemma_.casefold() not in _GENERIC and len(t) > 2))
     return Asked(question, kind, role, relation, rel.text, wh_noun_tok.lemma_.casefold() if wh_noun_tok else "",
-                 tuple(names), heads, cues, kinds_of, embedded_question(doc, irregular, rel.i))
+                 tuple(names), heads, cues, kinds_of, topic, embedded_question(doc, irregular, rel.i))
 
 
 def _relation_word(doc: Any, wh: Any, wh_noun: Any, covered: set[int]) -> Any:
@@ -260,7 +266,8 @@ def _relation_word(doc: Any, wh: Any, wh_noun: Any, covered: set[int]) -> Any:
     if root.lemma_ not in _LIGHT and root.pos_ == "VERB":
         return root
     verbs = [t for t in doc if t.pos_ == "VERB" and t.lemma_ not in _LIGHT and t.i not in covered
-             and t.dep_ not in ("relcl", "acl")]
+             and t.dep_ not in ("relcl", "acl", "compound", "amod", "nmod", "npadvmod", "pobj")
+             and not any(c.dep_ == "det" for c in t.children)]  # "the breakwater works contract": a noun
     if verbs:
         return verbs[-1]
     if root.lemma_ == "be" and (wh.lower_ == "where" or (wh_noun is not None and wh_noun.lemma_ in _PLACES)):
@@ -335,8 +342,8 @@ def _description(doc: Any, rel: Any, wh: Any, wh_noun: Any, covered: set[int]
                  and any(c.dep_ in ("det", "poss") and (c.lower_ in ("the", "a", "an", "its", "his", "her",
                                                                       "their") or c.i in covered)
                          for c in t.children)
-                 and (not covered or any(d.i in covered for d in t.subtree) or t.dep_ in ("nsubj", "nsubjpass"))]
-    if not described:
+                 and (any(d.i in covered for d in t.subtree) or t.dep_ in ("nsubj", "nsubjpass"))]
+    if not described or not covered:  # a question naming nothing is about its topic nouns, not through a bridge
         return frozenset(), frozenset()
     out: set[str] = set()
     for t in doc:
@@ -599,6 +606,22 @@ def _mentions(span: Any, names: Iterable[str]) -> set[int]:
     return out
 
 
+def _topic_in(span: Any, words: Sequence[str]) -> set[int]:
+    """The tokens writing each of a question's topic nouns ("breakwater", "works", "contract"), or none unless
+    every one is written."""
+    out: set[int] = set()
+    for word in words:
+        hits = {t.i for t in span if t.lemma_.casefold() == word or t.lower_.startswith(_stem(word))}
+        if not hits:
+            return set()
+        out |= hits
+    return out
+
+
+def _topic_in_text(text: str, words: Sequence[str]) -> bool:
+    return bool(words) and all(re.search(rf"\b{re.escape(_stem(w))}", text) for w in words)
+
+
 def _outside_longer_names(span: Any, where: set[int], name: str) -> set[int]:
     """Mentions of ``name`` that are not part of a longer name: "Zurich" in "ETH Zurich" is another thing."""
     if not where:
@@ -729,6 +752,9 @@ class _Grounding:
         self.sentences = sentences
         self.index = {id(s): i for i, s in enumerate(sentences)}
         self.depth: dict[str, int] = {_norm(n): 0 for n in asked.names if n}
+        self.topic = " ".join(asked.topic)
+        if self.topic:
+            self.depth[self.topic] = 0
         self.via: dict[str, tuple[int, ...]] = {k: () for k in self.depth}
         self.kinds_of = asked.kinds_of
         self.cover: dict[int, int] = {}
@@ -829,7 +855,10 @@ class _Grounding:
         for name, level in self.depth.items():
             if level > max_level:
                 continue
-            where = _outside_longer_names(s.span, _mentions(s.span, [name]), name)
+            if name == self.topic:
+                where = _topic_in(s.span, name.split())
+            else:
+                where = _outside_longer_names(s.span, _mentions(s.span, [name]), name)
             if not where:
                 where = self._stand_ins_for(s, name)
             if not where and level == 0:
@@ -935,7 +964,8 @@ def _field_answer(asked: Asked, s: Parsed, field: re.Match[str], grounding: _Gro
     head = _record_of(s.passage)
     best: tuple[int, str] | None = None
     for name, level in grounding.depth.items():
-        if name in head and (best is None or level < best[0]):
+        inside = _topic_in_text(head, name.split()) if name == grounding.topic else name in head
+        if inside and (best is None or level < best[0]):
             best = (level, name)
     if best is None or (asked.described and best[0] == 0 and not (_key_words(field["key"]) & asked.heads)):
         return None
