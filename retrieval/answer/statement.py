@@ -223,6 +223,9 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
             aux.i > phrase_head.i:
         role = "object"  # "which university did X attend?": the subject comes after "did"
     relation = _paraphrases(rel) - {"be", "have", "do"}
+    composite = _COMPOSITE_KIN.search(question.casefold())
+    if composite is not None:  # "father-in-law", "maternal grandmother": no sentence stating "father" answers it
+        relation = frozenset({composite.group(0)})
     heads, cues = _description(doc, rel, wh, wh_noun_tok, covered)
     kinds_of = tuple((t.lemma_.casefold(), name) for t in doc if t.pos_ == "NOUN" for name in names
                      if any(c.dep_ == "compound" and c.i in covered and c.lower_ in name.casefold().split()
@@ -303,6 +306,12 @@ def _role(wh: Any, phrase_head: Any, rel: Any) -> Role:
         return "adverbial"
     return "attribute"
 
+
+_COMPOSITE_KIN = re.compile(r"\b(?:great-)*(?:grand|step|half-)?(?:father|mother|parent|son|daughter|brother|sister|"
+                            r"child|husband|wife)-in-law\b|\b(?:maternal|paternal) \w+|\b(?:great-)+\w+|"
+                            r"\bgrand(?:father|mother|parent|son|daughter|child)\b|\bstep(?:father|mother|son|"
+                            r"daughter|brother|sister)\b|\bhalf-(?:brother|sister)\b")
+"""Kinship that is a chain of relations: a sentence naming a father does not name a father-in-law."""
 
 _PLACES = frozenset({"city", "town", "country", "place", "region", "village", "state", "site", "building",
                      "street", "port", "harbour", "location"})
@@ -583,7 +592,7 @@ def fits_kind(asked: Asked, cand: _Candidate) -> bool:
         return False  # "an Estonian start-up": an adjective, not who did it
     if cand.label in wanted:
         return True
-    if "ORG" in kind.labels and cand.label in ("PERSON", "GPE", "FAC", "PRODUCT", "WORK_OF_ART", ""):
+    if kind.labels == {"ORG"} and cand.label in ("PERSON", "GPE", "FAC", "PRODUCT", ""):
         return True  # NER often calls a company a person ("Aalto Shipyards"): the slot it fills decides
     if kind.value is not None and kind.value.search(cand.text) and cand.label in _VALUE_LABELS | {"CODE"}:
         return True
@@ -995,12 +1004,12 @@ def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = 
         if not fits_kind(asked, cand):
             continue
         hit = min((reach[i] for i in cand.tokens if i in reach), default=None, key=lambda r: r[0])
-        if hit is None or not _role_fits(asked.role, rel, hit[1]):
+        if hit is None or not _role_fits(asked.role, rel, hit[1]) or not _preposition_fits(asked, cand):
             continue
         if asked.role == "count" and asked.wh_noun and not _counts(cand, asked.wh_noun, span):
             continue
         own = asked.kind is None or cand.label in asked.kind.labels or cand.label == "CODE"
-        picked.append((not own, hit[0], min(cand.tokens), cand))
+        picked.append((hit[0], not own, min(cand.tokens), cand))
     if not picked and antecedent is not None and asked.role in ("subject", "object") and asked.kind is not None:
         for t in sorted(_stand_ins(span) - about, key=lambda t: t):
             tok = span.doc[t]
@@ -1019,9 +1028,12 @@ def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = 
         return ""
     picked.sort(key=lambda p: p[:3])
     best = picked[0][3]
+    outer = [c for c in candidates(span) if c.root.dep_ == "appos" and c.root.head.i in best.tokens
+             and c.label in ("GPE", "LOC")]
     if asked.wh_noun in ("country", "nation"):  # "in Turku, Finland": the country follows the city
-        outer = [c for c in candidates(span) if c.root.dep_ == "appos" and c.root.head.i in best.tokens]
         best = outer[0] if outer else best
+    elif outer and not asked.wh_noun and asked.kind is not None and asked.kind.name == "a place":
+        return f"{best.text.strip()}, {outer[0].text.strip()}"  # "where?": "Montreal, Quebec", as written
     return _with_coordinated(best, [c for c in candidates(span) if c.tokens != best.tokens], span)
 
 
@@ -1041,6 +1053,24 @@ def _other_kind_in_slot(asked: Asked, span: Any, rel: Any, about: set[int]) -> b
         if _role_fits(asked.role, rel, hit[1]) and not fits_kind(asked, cand):
             return True
     return False
+
+
+_WHERE_PREPS = frozenset({"in", "at", "near", "on", "from", "outside", "inside", "within", "across", "around", "into",
+                          "throughout"})
+_WHEN_PREPS = frozenset({"in", "on", "at", "during", "around", "by", "circa"})
+
+
+def _preposition_fits(asked: Asked, cand: _Candidate) -> bool:
+    """A place or a date hangs on its relation by a preposition that says so: "born in Tartu", "founded in
+    1998", not "born to Albertina" (a parent NER took for a place) or "directed … since 2016"."""
+    if asked.role != "adverbial" or asked.kind is None or asked.kind.name not in ("a date", "a place", "a country"):
+        return True
+    root = cand.root
+    if root.dep_ == "appos" and root.head.dep_ == "pobj":
+        root = root.head  # "in Turku, Finland"
+    if root.dep_ != "pobj":  # a place is written with its preposition; a date may stand alone ("born 1961")
+        return asked.kind.name == "a date" and root.dep_ not in ("conj", "nsubj", "nsubjpass", "dobj", "poss")
+    return root.head.lower_ in (_WHEN_PREPS if asked.kind.name == "a date" else _WHERE_PREPS)
 
 
 def _reaches(rel: Any, about: set[int]) -> bool:
