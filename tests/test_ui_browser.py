@@ -486,3 +486,106 @@ def test_api_docs_render_offline(examples_server: str, page: Page) -> None:
     assert page.evaluate("document.querySelector('.swagger-ui .info .title').innerText").startswith("kgrag")
     operations = page.evaluate("[...document.querySelectorAll('.opblock-summary-path')].map(e => e.innerText)")
     assert "/v1/chat/completions" in operations and "/v1/query" in operations
+
+
+# -- layout at a phone's size and a laptop's (issue 46) ---------------------------------------------------------
+LAYOUT = """((selectors) => {
+    const problems = [], width = document.documentElement.clientWidth;
+    const root = document.scrollingElement, main = document.getElementById('main');
+    if (root.scrollWidth > width) problems.push(`the page scrolls sideways: ${root.scrollWidth} > ${width}`);
+    if (main.scrollWidth > main.clientWidth) {
+      const wide = [...main.querySelectorAll('*')].filter((e) => e.getBoundingClientRect().right > width + 0.5)
+        .map((e) => `${e.tagName.toLowerCase()}#${e.id}.${e.className} "${e.textContent.slice(0, 40)}"`).slice(-3);
+      problems.push(`main scrolls sideways: ${main.scrollWidth} > ${main.clientWidth}, past the edge: ${wide}`);
+    }
+    main.scrollTop = 0;
+    const found = [];
+    for (const sel of selectors) {
+      const shown = [...document.querySelectorAll(sel)].filter((e) => e.getClientRects().length);
+      if (!shown.length) problems.push(`${sel}: not on the page`);
+      for (const e of shown) found.push([sel, e, e.getBoundingClientRect()]);
+    }
+    // Overlaps first, all measured in one scroll position; an element inside another is not "covering" it.
+    for (let i = 0; i < found.length; i++) {
+      const [s1, e1, a] = found[i];
+      if (a.left < -0.5 || a.right > width + 0.5)
+        problems.push(`${s1} leaves the viewport: ${a.left}..${a.right} of ${width}`);
+      for (let j = i + 1; j < found.length; j++) {
+        const [s2, e2, b] = found[j];
+        if (e1.contains(e2) || e2.contains(e1)) continue;
+        const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+        const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (w > 1 && h > 1) problems.push(`${s1} and ${s2} overlap by ${Math.round(w)}x${Math.round(h)} px`);
+      }
+    }
+    // Then each is scrolled to and must be what a tap at its middle reaches (nothing drawn over it).
+    for (const [sel, e] of found) {
+      e.scrollIntoView({block: 'center', inline: 'nearest'});
+      const r = e.getBoundingClientRect();
+      const x = Math.min(Math.max(r.left + r.width / 2, 0), innerWidth - 1);
+      const y = Math.min(Math.max(r.top + r.height / 2, 0), innerHeight - 1);
+      const hit = document.elementFromPoint(x, y);
+      if (!hit || !(hit === e || e.contains(hit)))
+        problems.push(`${sel} is covered by ${hit ? hit.tagName + '#' + hit.id + '.' + hit.className : 'nothing'}`);
+    }
+    main.scrollTop = 0;
+    return problems; })"""
+NODES_INSIDE = """(() => {
+    const r = window.kgragRenderer, box = document.getElementById('sigma').getBoundingClientRect(), out = [];
+    r.getGraph().forEachNode((key) => {
+      const d = r.getNodeDisplayData(key), at = r.framedGraphToViewport(d), size = r.scaleSize(d.size);
+      if (at.x - size < -0.5 || at.x + size > box.width + 0.5 || at.y - size < -0.5 || at.y + size > box.height + 0.5)
+        out.push([d.label, Math.round(at.x), Math.round(at.y), Math.round(box.width), Math.round(box.height)]);
+    });
+    return out; })()"""
+HEADER = ["header .brand", "header nav a", "#api-key"]
+SIZES = {"phone": (390, 844), "laptop": (1280, 800)}
+
+
+def _laid_out(page: Page, *selectors: str) -> None:
+    problems = page.evaluate(f"({LAYOUT})({json.dumps([*HEADER, *selectors])})")
+    assert problems == [], problems
+
+
+def _tap(page: Page, selector: str) -> None:
+    """A real click at the middle of the element, scrolled into view: lands on whatever is drawn there."""
+    at = page.evaluate(f"""(() => {{ const e = document.querySelector({json.dumps(selector)});
+        e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect();
+        return {{x: r.left + r.width / 2, y: r.top + r.height / 2}}; }})()""")
+    page.click_at(at["x"], at["y"])
+
+
+@pytest.mark.parametrize("size", SIZES, ids=list(SIZES))
+def test_every_page_fits_a_phone_and_a_laptop(examples_server: str, size: str, tmp_path: Path) -> None:
+    """Issue 46: at 390x844 the page was 718 px wide and the side panel covered the question box and the Ask
+    button, so no question could be asked; the graph's legend overlapped its search box and a node its footer.
+    Every step is done by real clicks at the controls' middles, so a covered control fails the step itself."""
+    width, height = SIZES[size]
+    with browser_page(width, height) as page:
+        _open(page, examples_server, "#ask")
+        assert page.evaluate("innerWidth") == width
+        page.evaluate("document.getElementById('question').value = 'Where is Polar Cells headquartered?'")
+        _tap(page, "#ask-button")
+        assert page.wait_for("['cited', 'answered', 'error'].includes(document.body.dataset.askState) "
+                             "&& document.body.dataset.askState", timeout=60) == "cited"
+        _tap(page, "button.cite")
+        page.wait_for("document.getElementById('citation-detail').dataset.citation")
+        _laid_out(page, "#question", "#ask-button", "#ask-options > summary", "#notes .note", "#answer",
+                  "#citations", "#citation-detail")
+
+        _tap(page, 'header nav a[data-page="documents"]')
+        before = int(page.wait_for("document.body.dataset.page === 'documents' && document.body.dataset.documents"))
+        doc = tmp_path / f"ferry_timetable_{width}.md"
+        doc.write_text(f"# Ferry timetable\n\nThe {width} ferry leaves Skarvik at 07:15 and reaches Holm at 08:05.\n")
+        page.set_files("#upload-file", [doc])
+        _tap(page, "#upload-button")
+        page.wait_for(f"document.body.dataset.documents === '{before + 1}'", timeout=60)
+        assert page.evaluate("document.querySelector('#upload-list li').dataset.state") == "added"
+        _laid_out(page, "#drop-zone", "#upload-button", "#graph-build", "#upload-list li", "#documents-card",
+                  "table.docs button.danger")
+
+        _tap(page, 'header nav a[data-page="graph"]')
+        page.wait_for("document.body.dataset.graphView === 'overview'", timeout=30)
+        _laid_out(page, "#graph-legend", "#sigma", "#graph-stats", "#entity-search", "#overview-list li")
+        assert page.evaluate(NODES_INSIDE) == []  # no node under the legend or the footer line
+        _check_legend_and_labels(page)

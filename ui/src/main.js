@@ -257,7 +257,7 @@ function askOptions() {
   }).catch(() => { drawer.dataset.ready = "error"; });
   api("/v1/documents?limit=1000").then(({ documents }) => {
     docs.replaceChildren(...documents.filter((d) => d.status !== "failed").map((d) =>
-      h("option", { value: String(d.id) }, `${d.title || d.source} (${d.source})`)));
+      h("option", { value: String(d.id), title: d.source }, d.title ? `${d.title} (${fileName(d.source)})` : fileName(d.source))));
   }).catch(() => {});
 
   // The request fields the drawer sets; only what differs from the server's defaults is sent.
@@ -284,8 +284,15 @@ function askOptions() {
   return { drawer, request };
 }
 
+// A source's last path part ("/home/me/notes/jonas_meier.md" → "jonas_meier.md"): long absolute paths were cut
+// off in the document picker and wrapped over many lines on a phone; the whole path stays in the tooltip.
+function fileName(source) {
+  const parts = String(source || "").split(/[\\/]/).filter(Boolean);
+  return parts.length ? parts[parts.length - 1] : String(source || "");
+}
+
 function passageWhere(p) {
-  return [p.source, p.page != null ? `page ${p.page}` : null, p.position != null ? `passage ${p.position + 1}` : null]
+  return [fileName(p.source), p.page != null ? `page ${p.page}` : null, p.position != null ? `passage ${p.position + 1}` : null]
     .filter(Boolean).join(", ");
 }
 
@@ -551,7 +558,7 @@ function renderDocuments() {
       } catch (err) { errors.replaceChildren(errorBox(err)); del.disabled = false; }
     });
     return h("tr", { dataset: { source: d.source, status: d.status } }, h("td", { class: "id" }, d.id), h("td", {}, d.title || "–"),
-      h("td", { class: "muted source" }, d.source), h("td", { class: "mime" }, d.mime_type), h("td", { class: "num" }, d.chunk_count),
+      h("td", { class: "muted source", title: d.source }, fileName(d.source)), h("td", { class: "mime" }, d.mime_type), h("td", { class: "num" }, d.chunk_count),
       statusCell(d), h("td", { class: "action" }, del));
   }
 
@@ -652,19 +659,26 @@ const NODE_STYLES = {
   labelBackgroundPadding: 2,
 };
 
+const NARROW_CANVAS = 600;
+
 function drawView(container, view, onClick) {
   const t0 = performance.now();
   killRenderer();
   const graph = new Graph({ type: "undirected", multi: false });
   const max = Math.max(1e-9, ...view.nodes.map((n) => n.usefulness));
   const count = view.nodes.length;
+  // sigma fits the labels inside the canvas: on a phone a dozen full-length labels left the nodes a few pixels
+  // to spread over, so a narrow canvas shows fewer labels, shortened (hovering a node shows its whole name).
+  const narrow = container.clientWidth < NARROW_CANVAS;
+  const shown = narrow ? 6 : 12;
+  const shorten = (name) => (narrow && name.length > 16 ? `${name.slice(0, 15)}…` : name);
   view.nodes.forEach((n, i) => {
     const center = n.key === view.center;
     const angle = (2 * Math.PI * i) / Math.max(1, count);
     graph.addNode(n.key, {
-      label: n.name, kind: n.label, x: center ? 0 : Math.cos(angle) * 100, y: center ? 0 : Math.sin(angle) * 100,
+      label: shorten(n.name), name: n.name, kind: n.label, x: center ? 0 : Math.cos(angle) * 100, y: center ? 0 : Math.sin(angle) * 100,
       size: center ? 16 : 4 + 10 * Math.sqrt(Math.max(0, n.usefulness) / max), color: COLORS[n.label] || OTHER_COLOR,
-      labelVisibility: center || i < 12 ? "visible" : "auto",
+      labelVisibility: center || i < shown ? "visible" : "auto",
     });
   });
   for (const e of view.edges) {
@@ -738,6 +752,9 @@ function renderGraph(params) {
   side.append(search, results, panel);
   main().replaceChildren(h("div", { class: "graph-layout" }, h("div", { class: "graph-canvas" }, legend, container, stats), side));
   const started = performance.now();
+  // A phone turned sideways, or the legend wrapping onto another line, resizes the drawing: sigma sizes its
+  // canvases once, so without this they spilled over the line under the drawing.
+  new ResizeObserver(() => { if (renderer) renderer.resize().refresh(); }).observe(container);
 
   function ready(view, kind) {
     document.body.dataset.graphView = kind;
