@@ -30,7 +30,7 @@ def test_ask_answers_with_resolved_citations_and_refuses_what_the_corpus_lacks(
         assert re.search(rf"^\[{n}\] .+ — .+examples/.+ \(chunk 1\)$", answered.output, re.MULTILINE)
     assert sorted(int(n) for n in cited) == list(range(1, len(cited) + 1))  # numbers never skip
     assert "(extractive answer: " in answered.output and "extractive answer, extractive" not in answered.output
-    assert "note: rerank skipped" in answered.output  # no reranker weights offline: said once, not hidden
+    assert "note: rerank is off" in answered.output  # no reranker weights offline: said once, not hidden
 
     two_hop = runner.invoke(app, ["ask", "Who founded the company that acquired Lumen Robotics?"], env=env)
     assert two_hop.exit_code == 0, two_hop.output

@@ -256,9 +256,25 @@ def test_options_drawer_sets_signals_top_k_and_filters(examples_server: str, pag
 def test_a_permanently_missing_reranker_is_one_dismissible_note(examples_server: str, page: Page) -> None:
     """Issue 27 item 4: the reranker warning was six lines above every answer. It is a note, said once."""
     _open(page, examples_server, "#ask")
+    # Issue 46: the Rerank option was ticked although no reranker can load; it is off, disabled, and says why.
+    page.evaluate("document.getElementById('ask-options').open = true")
+    page.wait_for("document.getElementById('ask-options').dataset.ready === 'true'")
+    assert page.evaluate("document.getElementById('opt-rerank').checked") is False
+    assert page.evaluate("document.getElementById('opt-rerank').disabled") is True
+    assert "can't load" in _text(page, "#opt-rerank-said")
+    assert MISSING_RERANKER in page.evaluate("document.getElementById('opt-rerank-said').title")
+    assert "no rerank" not in _text(page, "#options-summary")  # not a choice the user made
+    page.evaluate("document.getElementById('ask-options').open = false")
     assert _ask(page, "Where is Polar Cells headquartered?") == "cited"
     note = "document.querySelector('#notes .note[data-stage=\"rerank\"]')"
-    assert MISSING_RERANKER in page.evaluate(f"{note}.innerText")
+    # One short line (it was a grey five-line box with a Python command); the reason and fix one click away.
+    summary = f"{note}.querySelector('summary')"
+    assert _text(page, "#notes") .startswith("Rerank is off on this server")
+    assert page.evaluate(f"{summary}.getBoundingClientRect().height") < 2 * page.evaluate(
+        f"parseFloat(getComputedStyle({summary}).lineHeight)")
+    assert "python" not in _text(page, "#notes").lower()
+    page.evaluate(f"{summary}.click()")
+    assert MISSING_RERANKER in page.evaluate(f"{note}.querySelector('.why').innerText")
     assert not any("rerank" in w for w in page.evaluate(
         "[...document.querySelectorAll('#ask-status div')].map(d => d.innerText)"))  # not a warning as well
     page.evaluate(f"{note}.querySelector('button.dismiss').click()")

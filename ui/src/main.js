@@ -172,14 +172,17 @@ function dismissedNotes() {
   try { return new Set(JSON.parse(localStorage.getItem(NOTES_STORAGE) || "[]")); } catch { return new Set(); }
 }
 
+// One short line per condition (the stage's whole reason, with its fix, is one click away): the reranker's
+// reason with its Python command filled a five-line box above every answer (issue 46).
 function renderNotes(container, stages) {
   const dismissed = dismissedNotes();
   const notes = Object.entries(stages || {}).filter(([, st]) => st.permanent && st.state !== "ran")
     .map(([name, st]) => ({ id: `${name}:${st.reason}`, name, text: st.reason }))
     .filter((n) => !dismissed.has(n.id));
   container.replaceChildren(...notes.map((n) => {
-    const note = h("div", { class: "note", role: "status", dataset: { stage: n.name } },
-      h("b", {}, `${n.name} is off in this server: `), n.text);
+    const note = h("details", { class: "note", role: "status", dataset: { stage: n.name } },
+      h("summary", {}, `${n.name[0].toUpperCase()}${n.name.slice(1)} is off on this server: its model can't load (why)`),
+      h("div", { class: "why" }, n.text));
     note.append(h("button", { type: "button", class: "dismiss", title: "Dismiss (not shown again)", "aria-label": "Dismiss",
       onclick: () => {
         const all = dismissedNotes();
@@ -211,6 +214,7 @@ function askOptions() {
   const docs = h("select", { id: "opt-documents", multiple: true, size: 4 });
   const metadata = h("input", { type: "text", id: "opt-metadata", placeholder: "team=ops, year=2024", style: "width:100%" });
   const rerank = h("input", { type: "checkbox", id: "opt-rerank", checked: true });
+  const rerankSaid = h("span", { class: "muted", id: "opt-rerank-said" }, " when the reranker is available");
   const summary = h("span", { class: "muted", id: "options-summary" });
   let defaults = null;
 
@@ -221,7 +225,7 @@ function askOptions() {
     const nDocs = docs.selectedOptions.length;
     if (nDocs) parts.push(`${nDocs} document${nDocs === 1 ? "" : "s"}`);
     if (metadata.value.trim()) parts.push(metadata.value.trim());
-    if (!rerank.checked) parts.push("no rerank");
+    if (!rerank.checked && !rerank.disabled) parts.push("no rerank");
     summary.textContent = parts.length ? ` · ${parts.join(" · ")}` : "";
   }
 
@@ -231,7 +235,7 @@ function askOptions() {
     topK.value = String(defaults.default_top_k);
     for (const o of docs.options) o.selected = false;
     metadata.value = "";
-    rerank.checked = true;
+    rerank.checked = defaults.rerank_available;
     describe();
   }
 
@@ -240,7 +244,7 @@ function askOptions() {
     h("div", { class: "options-grid" },
       h("label", {}, "Signals"), signalBoxes,
       h("label", { for: "opt-top-k" }, "Passages (top-k)"), h("span", {}, topK, h("span", { class: "muted", id: "opt-top-k-max" })),
-      h("label", { for: "opt-rerank" }, "Rerank"), h("span", {}, rerank, h("span", { class: "muted" }, " when the reranker is available")),
+      h("label", { for: "opt-rerank" }, "Rerank"), h("span", {}, rerank, rerankSaid),
       h("label", { for: "opt-documents" }, "Only these documents"), docs,
       h("label", { for: "opt-metadata" }, "Metadata equals"), metadata),
     h("div", { class: "row" }, h("span", { style: "flex:1" }),
@@ -251,6 +255,10 @@ function askOptions() {
     signalBoxes.replaceChildren(...caps.signals.map((s) => h("label", { class: "check" },
       h("input", { type: "checkbox", value: s, name: "signal" }), ` ${s}`)));
     topK.max = String(caps.max_top_k);
+    // No reranker can load (no weights ship with kgrag): the choice is shown off, and why, not ticked in vain.
+    rerank.disabled = !caps.rerank_available;
+    rerankSaid.textContent = caps.rerank_available ? "" : " off: the reranker can't load on this server";
+    rerankSaid.title = caps.rerank_problem || "";
     document.getElementById("opt-top-k-max").textContent = ` at most ${caps.max_top_k}`;
     reset();
     drawer.dataset.ready = "true";
@@ -277,7 +285,7 @@ function askOptions() {
     const meta = parseMetadata(metadata.value);
     if (Object.keys(meta).length) filters.metadata = meta;
     if (Object.keys(filters).length) body.filters = filters;
-    if (!rerank.checked) body.rerank = false;
+    if (!rerank.checked && !rerank.disabled) body.rerank = false;
     return body;
   }
 
