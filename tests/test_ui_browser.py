@@ -12,6 +12,7 @@ same pages to make the README's pictures.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -166,8 +167,9 @@ def test_citations_say_where_the_passage_is_and_uncited_passages_are_listed(exam
     page.evaluate("document.querySelector('#other-passages li').click()")
     page.wait_for(f"document.getElementById('citation-detail').dataset.hit === '{uncited[0]}'")
     hit = next(h for h in expected["hits"] if h["chunk_id"] == uncited[0])
-    assert _text(page, "#citation-detail .passage") == hit["text"].strip() or hit["text"][:60] in _text(
-        page, "#citation-detail .passage")
+    shown = _text(page, "#citation-detail .passage")
+    plain = re.sub(r"^#+ ", "", hit["text"].strip(), flags=re.MULTILINE)  # headings shown as bold lines
+    assert shown == plain or plain[:60] in shown, (shown, plain)
     assert "Why it was retrieved" in _text(page, "#citation-detail")
 
 
@@ -605,3 +607,59 @@ def test_every_page_fits_a_phone_and_a_laptop(examples_server: str, size: str, t
         _laid_out(page, "#graph-legend", "#sigma", "#graph-stats", "#entity-search", "#overview-list li")
         assert page.evaluate(NODES_INSIDE) == []  # no node under the legend or the footer line
         _check_legend_and_labels(page)
+
+
+def test_passages_show_markdown_headings_as_text_and_the_picker_file_names(examples_server: str, page: Page) -> None:
+    """Issue 46: a passage showed raw "# Polar Cells"; the document picker long absolute paths, cut off."""
+    _open(page, examples_server, "#ask")
+    assert _ask(page, "Where is Polar Cells headquartered?") == "cited"
+    page.evaluate("document.querySelector('button.cite').click()")
+    page.wait_for("document.getElementById('citation-detail').dataset.citation")
+    passage = _text(page, "#citation-detail .passage")
+    assert passage.startswith("Polar Cells\n") and not re.search(r"^#", passage, re.MULTILINE), passage
+    assert page.evaluate("document.querySelector('#citation-detail .passage strong.md-heading').innerText") == \
+        "Polar Cells"
+    snippets = page.evaluate("[...document.querySelectorAll('#other-passages .snippet')].map(s => s.innerText)")
+    assert snippets and not any(s.startswith("#") for s in snippets), snippets
+    page.evaluate("document.getElementById('ask-options').open = true")
+    page.wait_for("document.querySelectorAll('#opt-documents option').length > 3")
+    options = page.evaluate("[...document.querySelectorAll('#opt-documents option')].map(o => [o.innerText, o.title])")
+    polar = next(o for o in options if "polar_cells.md" in o[0])
+    assert polar[0] == "Polar Cells (polar_cells.md)" and polar[1].endswith("/examples/polar_cells.md"), polar
+    assert not any("/" in text for text, _ in options), options
+
+
+def test_a_failed_upload_is_red_and_says_its_own_name(examples_server: str, page: Page, tmp_path: Path) -> None:
+    """Issue 46: failed uploads showed full blue bars, an error leaked the source prefix "upload:", and a one-chunk
+    upload read "(1 chunks)"."""
+    good = tmp_path / "pier_log.md"
+    good.write_text("# Pier log\n\nThe Heltermaa pier was rebuilt in 2023.\n")
+    bad = tmp_path / "agenda.docx"
+    bad.write_bytes(b"PK\x03\x04 not really a zip")
+    _open(page, examples_server, "#documents")
+    page.wait_for("document.body.dataset.documents")
+    page.set_files("#upload-file", [good, bad])
+    page.evaluate("document.getElementById('upload-button').click()")
+    page.wait_for(f"[...document.querySelectorAll('#upload-list li')].length === 2 && "
+                  f"[...document.querySelectorAll('#upload-list li')]"
+                  f".every(li => {json.dumps(FINAL_UPLOAD_STATES)}.includes(li.dataset.state))", timeout=120)
+    assert _upload_states(page) == {good.name: "added", bad.name: "failed"}
+    assert "(1 chunk)" in _text(page, f'#upload-list li[data-name="{good.name}"]')
+    failed = _text(page, f'#upload-list li[data-name="{bad.name}"]')
+    assert "upload:" not in failed and bad.name in failed, failed
+    colour = "(n => getComputedStyle(document.querySelector(`#upload-list li[data-name='${n}'] progress`)).accentColor)"
+    assert page.evaluate(f"{colour}({json.dumps(bad.name)})") == "rgb(192, 57, 43)"  # red, not the blue of success
+    assert page.evaluate(f"{colour}({json.dumps(good.name)})") == "rgb(47, 111, 222)"
+    assert "pier_log.md" in _text(page, 'tr[data-source$="pier_log.md"] td.source')
+    assert "upload:" not in _text(page, "#documents-body")
+
+
+def test_without_a_key_the_error_points_at_the_key_box(examples_server: str, page: Page) -> None:
+    """Issue 46: on a server with keys the UI repeated the API's fix (send an Authorization header)."""
+    page.goto(f"{examples_server}/#ask")
+    page.wait_for("document.body.dataset.page === 'ask'")
+    assert _ask(page, "Where is Polar Cells headquartered?") == "error"
+    said = _text(page, "#ask-error")
+    assert "“API key” box at the top of this page" in said and "Authorization" not in said, said
+    assert page.evaluate("document.getElementById('api-key').classList.contains('wanted')") is True
+    assert page.evaluate("document.activeElement.id") == "api-key"

@@ -84,9 +84,20 @@ async function problemOf(resp) {
   try { body = await resp.json(); } catch { /* not JSON */ }
   let detail = body.detail || resp.statusText || `HTTP ${resp.status}`;
   if (Array.isArray(detail)) detail = detail.map((d) => d.msg || JSON.stringify(d)).join("; ");
-  let fix = body.fix || "";
-  if (resp.status === 401) fix = fix || "enter the server's API key at the top right";
+  const fix = resp.status === 401 ? askForKey() : body.fix || "";
   return new ApiError(resp.status, String(detail), fix);
+}
+
+// The server's own fix for a 401 tells an API client to send an Authorization header; a person in this page
+// has a key box for that, so the error points at it, and the box is marked and focused.
+const KEY_FIX = "enter the server's API key in the “API key” box at the top of this page";
+function askForKey() {
+  const box = document.getElementById("api-key");
+  if (box) {
+    box.classList.add("wanted");
+    box.focus();
+  }
+  return KEY_FIX;
 }
 
 function rankMatches(entities, q, limit) {
@@ -295,9 +306,25 @@ function askOptions() {
 // A source's last path part ("/home/me/notes/jonas_meier.md" → "jonas_meier.md"): long absolute paths were cut
 // off in the document picker and wrapped over many lines on a phone; the whole path stays in the tooltip.
 function fileName(source) {
-  const parts = String(source || "").split(/[\\/]/).filter(Boolean);
+  const parts = String(source || "").replace(/^upload:/, "").split(/[\\/]/).filter(Boolean);
   return parts.length ? parts[parts.length - 1] : String(source || "");
 }
+
+// A passage as the reader sees it in the document: Markdown headings ("# Polar Cells") as bold lines, not raw
+// hashes; everything else as written (white-space: pre-wrap keeps the lines).
+function passageNodes(text) {
+  return String(text || "").split("\n").flatMap((line, i) => {
+    const heading = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    return [i ? "\n" : "", heading ? h("strong", { class: "md-heading" }, heading[1]) : line];
+  });
+}
+
+// A one-line snippet of a passage: its Markdown heading marks dropped.
+function plainText(text) {
+  return String(text || "").replace(/^\s{0,3}#{1,6}\s+/gm, "");
+}
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 function passageWhere(p) {
   return [fileName(p.source), p.page != null ? `page ${p.page}` : null, p.position != null ? `passage ${p.position + 1}` : null]
@@ -390,7 +417,7 @@ function renderAsk() {
     const uncited = done.hits.filter((hit) => !cited.has(hit.chunk_id));
     others.replaceChildren(...uncited.map((hit) => h("li", { value: hit.rank, dataset: { chunk: String(hit.chunk_id), source: hit.source },
       onclick: () => showPassage(hit) }, h("b", {}, hit.title || hit.source), " ", h("span", { class: "muted" }, passageWhere(hit)),
-    h("div", { class: "snippet" }, hit.text.length > 160 ? `${hit.text.slice(0, 160)}…` : hit.text))));
+    h("div", { class: "snippet" }, ((t) => (t.length > 160 ? `${t.slice(0, 160)}…` : t))(plainText(hit.text))))));
     othersBox.hidden = !uncited.length;
     const warnings = (done.warnings || []).map((w) => h("div", { class: "muted" }, `⚠ ${w}`));
     const ran = Object.entries(done.stages).filter(([name, st]) => ["dense", "bm25", "graph"].includes(name) && st.state === "ran")
@@ -473,7 +500,7 @@ function citationDetail(label, c, hit) {
   const out = [h("h3", {}, `${label} ${c.title || c.source}`),
     h("div", { class: "muted where" }, [c.source, `document ${c.document_id}`, c.page != null ? `page ${c.page}` : null,
       c.position != null ? `passage ${c.position + 1} in the document` : null].filter(Boolean).join(" · ")),
-    h("div", { class: "passage" }, hit ? hit.text : c.quote)];
+    h("div", { class: "passage" }, ...passageNodes(hit ? hit.text : c.quote))];
   if (!hit) return out;
   const rows = Object.keys(hit.ranks).sort().map((s) => h("tr", { dataset: { signal: s } }, h("td", {}, s), h("td", {}, `#${hit.ranks[s]}`), h("td", {}, fmt(hit.scores[s]))));
   rows.push(h("tr", {}, h("td", {}, "fused (RRF)"), h("td", {}, `#${hit.rank}`), h("td", {}, fmt(hit.fused_score))));
@@ -507,8 +534,7 @@ function uploadFile(f, onProgress) {
       let body = {};
       try { body = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
       if (xhr.status >= 200 && xhr.status < 300) { resolve(body); return; }
-      let fix = body.fix || "";
-      if (xhr.status === 401) fix = fix || "enter the server's API key at the top right";
+      const fix = xhr.status === 401 ? askForKey() : body.fix || "";
       reject(new ApiError(xhr.status, String(body.detail || xhr.statusText || `HTTP ${xhr.status}`), fix));
     };
     xhr.onerror = () => reject(new ApiError(0, `the upload of ${f.name} was interrupted`, "check the server is running and retry"));
@@ -592,13 +618,16 @@ function renderDocuments() {
           });
           it.bar.value = 100;
           it.li.dataset.state = out.outcome;
-          it.said.textContent = `${out.outcome}: ${out.document.title || out.document.source} (${out.chunks_written} chunks)`;
+          it.said.textContent = `${out.outcome}: ${out.document.title || fileName(out.document.source)} (${plural(out.chunks_written, "chunk")})`;
           note.textContent = it.said.textContent;
           await load();
         } catch (err) {
           it.li.dataset.state = "failed";
-          it.li.classList.add("failed");
-          it.said.replaceChildren(h("span", { class: "reason" }, `failed: ${err.message}`), err.fix ? h("span", { class: "fix" }, ` Fix: ${err.fix}`) : "");
+          it.li.classList.add("failed");  // its bar turns red: a full blue bar read as success
+          it.bar.value = 100;
+          // The server names an upload by its source, "upload:NAME": the user knows it as NAME.
+          const said = err.message.split(`upload:${it.f.name}`).join(it.f.name);
+          it.said.replaceChildren(h("span", { class: "reason" }, `failed: ${said}`), err.fix ? h("span", { class: "fix" }, ` Fix: ${err.fix}`) : "");
         } finally {
           document.body.dataset.uploading = String(Number(document.body.dataset.uploading) - 1);
         }
@@ -746,7 +775,7 @@ function legendFor(view) {
 
 function entityItem(n, open) {
   return h("li", { onclick: () => open(n.key), dataset: { key: n.key } }, n.name, h("span", { class: "label-tag" }, n.label),
-    h("span", { class: "muted" }, ` · ${n.degree} links · ${n.chunks} chunks`));
+    h("span", { class: "muted" }, ` · ${plural(n.degree, "link")} · ${plural(n.chunks, "chunk")}`));
 }
 
 function renderGraph(params) {
@@ -800,7 +829,7 @@ function renderGraph(params) {
       const spokes = view.edges.filter((e) => e.source === view.center || e.target === view.center);
       panel.replaceChildren(
         h("h2", { id: "entity-name" }, me.name, h("span", { class: "label-tag" }, me.label)),
-        h("div", { class: "muted" }, `${me.chunks} chunks · ${view.total_neighbours} neighbours (showing the ${view.nodes.length - 1} strongest)`),
+        h("div", { class: "muted" }, `${plural(me.chunks, "chunk")} · ${plural(view.total_neighbours, "neighbour")} (showing the ${view.nodes.length - 1} strongest)`),
         h("p", {}, h("a", { href: "#graph", onclick: (e) => { e.preventDefault(); history.replaceState(null, "", "#graph"); openOverview(); } }, "← overview")),
         ...spokes.map((e) => {
           const other = byKey.get(e.source === view.center ? e.target : e.source);
@@ -855,6 +884,7 @@ function init() {
   }
   key.value = localStorage.getItem(KEY_STORAGE) || "";
   key.addEventListener("change", async () => {
+    key.classList.remove("wanted");
     if (key.value) localStorage.setItem(KEY_STORAGE, key.value); else localStorage.removeItem(KEY_STORAGE);
     await loadWorkspaces();
     route();
