@@ -663,3 +663,32 @@ def test_without_a_key_the_error_points_at_the_key_box(examples_server: str, pag
     assert "“API key” box at the top of this page" in said and "Authorization" not in said, said
     assert page.evaluate("document.getElementById('api-key').classList.contains('wanted')") is True
     assert page.evaluate("document.activeElement.id") == "api-key"
+
+
+def test_the_overview_shows_documents_first_labelled_with_their_relations(examples_server: str, page: Page) -> None:
+    """Issue 46: "document titles first" ranked places above documents, some were unlabelled, and every edge
+    read "co-occurs" although the sentence behind a document's link says how the two are related."""
+    _open(page, examples_server, "#graph")
+    page.wait_for("document.body.dataset.graphView === 'overview'", timeout=30)
+    view = page.evaluate(f"""fetch({json.dumps(examples_server + '/v1/graph/overview?limit=120')},
+        {{headers: {{Authorization: 'Bearer {KEY}'}}}}).then(r => r.json())""")
+    kinds = [n["label"] for n in view["nodes"]]
+    documents = kinds.count("DOCUMENT")
+    assert documents >= 12 and kinds[:documents] == ["DOCUMENT"] * documents, kinds  # every document first
+    names = {n["key"]: n["name"] for n in view["nodes"]}
+    said = {frozenset((names[e["source"]], names[e["target"]])): e["label"] for e in view["edges"]}
+    assert said[frozenset(("Lumen Robotics", "Northwind Dynamics"))] == "bought by"
+    assert said[frozenset(("Skua drone", "Tomas Berg"))] == "designed by"
+    with_sentence = [e for e in view["edges"] if e.get("sentence")]
+    phrased = [e for e in with_sentence if e["label"] not in ("co-occurs", "mentions")]
+    assert with_sentence and len(phrased) >= 0.8 * len(with_sentence), with_sentence
+    # Drawn: the documents' labels are shown (the first dozen of the view), and the relations on their edges.
+    shown = set(page.evaluate("window.kgragRenderer.getNodeDisplayedLabels ? "
+                              "[...window.kgragRenderer.getNodeDisplayedLabels()] : []"))
+    first = [n["key"] for n in view["nodes"][:12]]
+    assert set(first) <= shown, set(first) - shown
+    drawn = page.evaluate("""(() => { const g = window.kgragRenderer.getGraph(), out = [];
+        g.forEachEdge((k, a) => { if (a.label) out.push(a.label); }); return out; })()""")
+    assert "bought by" in drawn and "co-occurs" not in drawn and "mentions" not in drawn
+    legend = page.evaluate("[...document.querySelectorAll('#graph-legend li')].map(li => li.innerText)")
+    assert any(item.startswith("document") for item in legend), legend

@@ -20,7 +20,7 @@ const OTHER_COLOR = "#607d8b";
 const KINDS = {
   PERSON: "person", ORG: "organisation", GPE: "country, city", LOC: "place", NORP: "nationality, group",
   FAC: "building, facility", PRODUCT: "product", EVENT: "event", WORK_OF_ART: "work", LAW: "law",
-  LANGUAGE: "language", TITLE: "document",
+  LANGUAGE: "language", TITLE: "document", DOCUMENT: "document",
 };
 
 // -- small DOM helpers -------------------------------------------------------------------------------
@@ -697,6 +697,7 @@ const NODE_STYLES = {
 };
 
 const NARROW_CANVAS = 600;
+const GENERIC_RELATIONS = ["co-occurs", "mentions"];
 
 function drawView(container, view, onClick) {
   const t0 = performance.now();
@@ -720,11 +721,16 @@ function drawView(container, view, onClick) {
   });
   for (const e of view.edges) {
     if (graph.hasNode(e.source) && graph.hasNode(e.target) && !graph.hasEdge(e.source, e.target)) {
-      graph.addEdge(e.source, e.target, { size: Math.min(4, 0.6 + Math.log1p(e.weight)), color: "#c3ccd6", label: e.label });
+      // Only a relation its sentence states is written on the edge ("bought by"); "co-occurs" everywhere said nothing.
+      const said = GENERIC_RELATIONS.includes(e.label) ? undefined : e.label;
+      graph.addEdge(e.source, e.target, { size: Math.min(4, 0.6 + Math.log1p(e.weight)), color: said ? "#9fb0c3" : "#c3ccd6", label: said });
     }
   }
   if (count > 2) {
-    forceAtlas2.assign(graph, { iterations: 120, settings: { ...forceAtlas2.inferSettings(graph), barnesHutOptimize: count > 150 } });
+    // Stronger repulsion and weaker gravity than inferred: the linked documents of a small corpus were squeezed
+    // into a knot of overlapping labels in the middle while unlinked nodes took the room around them.
+    forceAtlas2.assign(graph, { iterations: 200, settings: { ...forceAtlas2.inferSettings(graph), scalingRatio: 12, gravity: 0.4,
+      barnesHutOptimize: count > 150 } });
   }
   if (view.center && graph.hasNode(view.center)) {
     const { x, y } = graph.getNodeAttributes(view.center);
@@ -737,8 +743,8 @@ function drawView(container, view, onClick) {
   graph.forEachNode((k, a) => graph.setNodeAttribute(k, "labelPosition", a.x > middle ? "left" : "right"));
   try {
     renderer = new Sigma(graph, container, {
-      styles: { nodes: NODE_STYLES },
-      settings: { renderEdgeLabels: false, labelRenderedSizeThreshold: 6, itemSizesReference: "screen",
+      styles: { nodes: NODE_STYLES, edges: { ...DEFAULT_STYLES.edges, labelSize: 12, labelColor: "#4d5966" } },
+      settings: { renderEdgeLabels: true, labelRenderedSizeThreshold: 6, itemSizesReference: "screen",
         autoRescaleContent: "labels", stagePadding: 24 },
     });
     renderer.on("clickNode", ({ node }) => onClick(node));
