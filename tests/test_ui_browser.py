@@ -692,3 +692,6 @@ def test_the_overview_shows_documents_first_labelled_with_their_relations(exampl
     assert "bought by" in drawn and "co-occurs" not in drawn and "mentions" not in drawn
     legend = page.evaluate("[...document.querySelectorAll('#graph-legend li')].map(li => li.innerText)")
     assert any(item.startswith("document") for item in legend), legend
+    listed = page.evaluate("[...document.querySelectorAll('#overview-list li')].map(li => li.innerText)")
+    assert any(item.startswith("Tomas Berg") and "document" in item for item in listed), listed
+    assert not any("DOCUMENT" in item for item in listed), listed  # the legend's words, not spaCy's labels

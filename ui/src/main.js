@@ -779,8 +779,13 @@ function legendFor(view) {
       `${KINDS[label] || label.toLowerCase()} `, h("span", { class: "muted" }, String(n))));
 }
 
+// A node's kind in the legend's words ("document", "person"), its raw label in the tooltip.
+function kindTag(n) {
+  return h("span", { class: "label-tag", title: n.label }, KINDS[n.label] || n.label.toLowerCase());
+}
+
 function entityItem(n, open) {
-  return h("li", { onclick: () => open(n.key), dataset: { key: n.key } }, n.name, h("span", { class: "label-tag" }, n.label),
+  return h("li", { onclick: () => open(n.key), dataset: { key: n.key } }, n.name, kindTag(n),
     h("span", { class: "muted" }, ` · ${plural(n.degree, "link")} · ${plural(n.chunks, "chunk")}`));
 }
 
@@ -834,7 +839,7 @@ function renderGraph(params) {
       const me = byKey.get(view.center);
       const spokes = view.edges.filter((e) => e.source === view.center || e.target === view.center);
       panel.replaceChildren(
-        h("h2", { id: "entity-name" }, me.name, h("span", { class: "label-tag" }, me.label)),
+        h("h2", { id: "entity-name" }, me.name, kindTag(me)),
         h("div", { class: "muted" }, `${plural(me.chunks, "chunk")} · ${plural(view.total_neighbours, "neighbour")} (showing the ${view.nodes.length - 1} strongest)`),
         h("p", {}, h("a", { href: "#graph", onclick: (e) => { e.preventDefault(); history.replaceState(null, "", "#graph"); openOverview(); } }, "← overview")),
         ...spokes.map((e) => {
