@@ -55,7 +55,7 @@ def main() -> None:
     from kgrag.api.app import create_app
     from kgrag.core.nlp import load_spacy
     from kgrag.core.runtime import Runtime
-    from kgrag.core.settings import AnswerSettings, RerankSettings, Settings
+    from kgrag.core.settings import AnswerSettings, Settings
     from kgrag.ingest.pipeline import Ingestor
     from kgrag.kg.build import build_graph
     from kgrag.kg.store import GraphStore
@@ -64,8 +64,9 @@ def main() -> None:
 
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="kgrag-screens-") as home:
-        settings = Settings(_env_file=None, home=Path(home), rerank=RerankSettings(enabled=False),
-                            answer=AnswerSettings(backend="extractive"))
+        # Reranking as a newcomer has it (on, and offline without weights unless they are cached): the pictures
+        # show its one-line note, not a warning for a setting nobody would make.
+        settings = Settings(_env_file=None, home=Path(home), answer=AnswerSettings(backend="extractive"))
         rt = Runtime(settings)
         try:
             Ingestor.from_runtime(rt).ingest_documents(example_documents())

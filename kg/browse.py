@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -270,8 +270,16 @@ def neighbourhood(graph: LoadedGraph, entity: str, limit: int = 40, live: Livene
             e = EdgeView(source, target, e.label, e.weight, evidence, e.sentence)
         else:
             e = EdgeView(source, target, e.label, e.weight, e.evidence_chunks, e.sentence)
-        if (source, target) not in edges or edges[(source, target)].weight < e.weight:
+        kept = edges.get((source, target))
+        if kept is None or kept.weight < e.weight:
+            # A document and its title entity fold into one node, so one spoke can come from several edges:
+            # the heaviest gives the weight, but a link sentence (and the relation it states) is kept
+            # whichever edge brought it: the heavier "co-occurs" had hidden it on every person's page.
+            if kept is not None and kept.sentence and not e.sentence:
+                e = replace(e, label=kept.label, sentence=kept.sentence)
             edges[(source, target)] = e
+        elif e.sentence and not kept.sentence:
+            edges[(source, target)] = replace(kept, label=e.label, sentence=e.sentence)
     return GraphView(nodes=tuple(_entity(graph, i, d) for i in members), edges=tuple(edges.values()),
                      center=graph.keys[center], total_neighbours=len(neighbours))
 

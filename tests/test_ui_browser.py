@@ -694,4 +694,11 @@ def test_the_overview_shows_documents_first_labelled_with_their_relations(exampl
     assert any(item.startswith("document") for item in legend), legend
     listed = page.evaluate("[...document.querySelectorAll('#overview-list li')].map(li => li.innerText)")
     assert any(item.startswith("Tomas Berg") and "document" in item for item in listed), listed
+    # A person's page folds in the person: its spokes keep the link sentences' relations (a heavier
+    # "co-occurs" edge of the folded entity hid them).
+    around = page.evaluate(f"""fetch({json.dumps(examples_server + '/v1/graph/neighbourhood?entity=Tomas%20Berg')},
+        {{headers: {{Authorization: 'Bearer {KEY}'}}}}).then(r => r.json())""")
+    spokes = {frozenset((e["source"], e["target"])): e["label"] for e in around["edges"]}
+    skua = next(n["key"] for n in around["nodes"] if n["name"] == "Skua drone")
+    assert spokes[frozenset((skua, around["center"]))] == "designed by", spokes
     assert not any("DOCUMENT" in item for item in listed), listed  # the legend's words, not spaCy's labels
