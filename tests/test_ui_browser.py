@@ -279,7 +279,11 @@ def test_a_permanently_missing_reranker_is_one_dismissible_note(examples_server:
     assert MISSING_RERANKER in page.evaluate(f"{note}.querySelector('.why').innerText")
     assert not any("rerank" in w for w in page.evaluate(
         "[...document.querySelectorAll('#ask-status div')].map(d => d.innerText)"))  # not a warning as well
-    page.evaluate(f"{note}.querySelector('button.dismiss').click()")
+    dismiss = page.evaluate(f"""(b => {{ const r = b.getBoundingClientRect();
+        return {{x: r.left + r.width / 2, y: r.top + r.height / 2, w: r.width}}; }})(
+        {note}.querySelector('button.dismiss'))""")
+    assert dismiss["w"] > 0  # shown on the closed note (it was inside the <details>, hidden)
+    page.click_at(dismiss["x"], dismiss["y"])
     assert page.evaluate(note) is None
     assert _ask(page, "Who founded Lumen Robotics?") in {"cited", "answered"}
     assert page.evaluate(note) is None  # dismissed for good, across questions and reloads
@@ -588,7 +592,8 @@ def test_every_page_fits_a_phone_and_a_laptop(examples_server: str, size: str, t
                              "&& document.body.dataset.askState", timeout=60) == "cited"
         _tap(page, "button.cite")
         page.wait_for("document.getElementById('citation-detail').dataset.citation")
-        _laid_out(page, "#question", "#ask-button", "#ask-options > summary", "#notes .note", "#answer",
+        _laid_out(page, "#question", "#ask-button", "#ask-options > summary", "#notes .note summary",
+                  "#notes .note button.dismiss", "#answer",
                   "#citations", "#citation-detail")
 
         _tap(page, 'header nav a[data-page="documents"]')

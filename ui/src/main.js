@@ -191,9 +191,10 @@ function renderNotes(container, stages) {
     .map(([name, st]) => ({ id: `${name}:${st.reason}`, name, text: st.reason }))
     .filter((n) => !dismissed.has(n.id));
   container.replaceChildren(...notes.map((n) => {
-    const note = h("details", { class: "note", role: "status", dataset: { stage: n.name } },
-      h("summary", {}, `${n.name[0].toUpperCase()}${n.name.slice(1)} is off on this server: its model can't load (why)`),
-      h("div", { class: "why" }, n.text));
+    // The dismiss button sits beside the <details>, not in it: inside, a closed note hid it.
+    const note = h("div", { class: "note", role: "status", dataset: { stage: n.name } },
+      h("details", {}, h("summary", {}, `${n.name[0].toUpperCase()}${n.name.slice(1)} is off on this server: its model can't load (why)`),
+        h("div", { class: "why" }, n.text)));
     note.append(h("button", { type: "button", class: "dismiss", title: "Dismiss (not shown again)", "aria-label": "Dismiss",
       onclick: () => {
         const all = dismissedNotes();
