@@ -67,7 +67,7 @@ class BodyLimitMiddleware:
             body = problem(413, f"the request body is {int(declared)} bytes, over the limit of {limit}",
                            fix=fix, kind="request-too-large", instance=scope.get("path"), limit=limit,
                            setting=setting)
-            await problem_response(body)(scope, receive, send)
+            await problem_response(body, path=scope.get("path"))(scope, receive, send)
             return
         seen = 0
         refused: dict[str, object] | None = None
@@ -91,7 +91,7 @@ class BodyLimitMiddleware:
             if refused is None:
                 await send(message)
             elif message["type"] == "http.response.start":
-                response = problem_response(refused)
+                response = problem_response(refused, path=scope.get("path"))
                 await send({"type": "http.response.start", "status": 413, "headers": response.raw_headers})
                 await send({"type": "http.response.body", "body": response.body})
 

@@ -65,7 +65,24 @@ def problem_for(exc: KgragError, instance: str | None = None) -> dict[str, Any]:
                    **exc.details)
 
 
-def problem_response(body: dict[str, Any], headers: dict[str, str] | None = None) -> JSONResponse:
+OPENAI_PATHS = ("/v1/chat/completions", "/v1/models")
+"""Routes an OpenAI client calls: their errors also carry OpenAI's ``{"error": {"message", ...}}`` member."""
+
+
+def openai_error(body: dict[str, Any]) -> dict[str, Any]:
+    """The problem as OpenAI's error object. The openai client reads only ``error.message``: without it a wrong
+    key showed "Error code: 401" and nothing of what to do (issue 46)."""
+    detail = str(body["detail"]).rstrip(".")
+    message = f"{detail}. Fix: {body['fix']}" if body.get("fix") else detail
+    return {"message": message, "type": body["type"].removeprefix(TYPE_PREFIX), "param": None, "code": body["status"]}
+
+
+def problem_response(body: dict[str, Any], headers: dict[str, str] | None = None,
+                     path: str | None = None) -> JSONResponse:
+    """The problem document; on an OpenAI-compatible route it also holds ``error`` (an RFC 9457 extension
+    member, so problem readers are unaffected)."""
+    if path is not None and path.rstrip("/") in OPENAI_PATHS:
+        body = {**body, "error": openai_error(body)}
     return JSONResponse(body, status_code=body["status"], media_type=PROBLEM_JSON, headers=headers)
 
 
@@ -76,7 +93,7 @@ async def _kgrag_error(request: Request, exc: Exception) -> JSONResponse:
         headers["Retry-After"] = str(exc.retry_after_s)
     if exc.status_code >= 500:
         log.warning("%s %s failed: %s", request.method, request.url.path, exc)
-    return problem_response(problem_for(exc, request.url.path), headers or None)
+    return problem_response(problem_for(exc, request.url.path), headers or None, request.url.path)
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
@@ -86,7 +103,7 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     detail = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors) or "invalid request"
     return problem_response(problem(422, detail, fix="correct the request fields named in `errors` "
                                     "(the schema is at /docs)", kind="validation", instance=request.url.path,
-                                    errors=errors))
+                                    errors=errors), path=request.url.path)
 
 
 def allowed_methods(request: Request) -> list[str]:
@@ -108,13 +125,14 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     if exc.status_code == 405 and (allowed := allowed_methods(request)):
         headers["Allow"] = ", ".join(allowed)
     return problem_response(problem(exc.status_code, detail, fix=fixes.get(exc.status_code, ""), kind="http",
-                                    instance=request.url.path), headers)
+                                    instance=request.url.path), headers, request.url.path)
 
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return problem_response(problem(500, "the server hit an unexpected error", fix="retry; if it persists, "
-                                    "report it with the server log", kind="internal", instance=request.url.path))
+                                    "report it with the server log", kind="internal", instance=request.url.path),
+                            path=request.url.path)
 
 
 def install(app: FastAPI) -> None:

@@ -404,9 +404,11 @@ class EvidenceOut(BaseModel):
 class EdgeOut(BaseModel):
     source: str
     target: str
-    label: str
+    label: str = Field(description="The relation: a verb phrase its sentence states (\"bought by\") where one "
+                       "does, else \"mentions\" (a document names the other) or \"co-occurs\" (named in one sentence).")
     weight: float
     evidence: list[EvidenceOut] = Field(default_factory=list)
+    sentence: str | None = Field(None, description="For a document's mention link, the sentence that makes it.")
 
 
 class EntityList(BaseModel):

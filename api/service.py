@@ -12,6 +12,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from kgrag.api.deps import Resources
 from kgrag.api.schemas import (
@@ -248,18 +249,44 @@ ChunkTexts = Callable[[list[int]], dict[int, tuple[str, str, str]]]
 """Chunk ids → (title, source, text): GraphStore.chunk_texts, or anything that answers the same."""
 
 
+GENERIC_RELATIONS = ("mentions", "co-occurs")
+"""Edge labels that say only that two things are near each other: a sentence behind the edge says more."""
+
+
+def relation_labels(graph: LoadedGraph, view: browse.GraphView, parse: Callable[[], Any]) -> dict[int, str]:
+    """Edge index → the relation its sentence states ("bought by"), for the view's generic edges that have a
+    sentence (documents' mention links). Each phrase is read once per loaded graph; ``parse`` (the spaCy
+    pipeline's loader) is called only when some edge needs reading."""
+    cache: dict[tuple[str, str, str], str] = graph.derived("relation-phrases", lambda _: {})
+    names = {n.key: n.name for n in view.nodes}
+    out = {}
+    for i, e in enumerate(view.edges):
+        if not e.sentence or e.label not in GENERIC_RELATIONS:
+            continue
+        key = (e.sentence, names[e.target], names[e.source])
+        if key not in cache:
+            cache[key] = browse.relation_phrase(parse(), e.sentence, [key[1], key[2]])
+        if cache[key]:
+            out[i] = cache[key]
+    return out
+
+
 def view_out(graph: LoadedGraph, view: browse.GraphView, chunk_texts: ChunkTexts,
-             evidence_per_edge: int = browse.EVIDENCE_PER_EDGE) -> GraphViewOut:
-    """A view with the sentences behind each of its evidence-carrying edges (also used by the HTML export)."""
+             evidence_per_edge: int = browse.EVIDENCE_PER_EDGE, *,
+             parse: Callable[[], Any] | None = None) -> GraphViewOut:
+    """A view with the sentences behind each of its evidence-carrying edges (also used by the HTML export).
+    ``parse``: a spaCy pipeline's loader, to label mention links by the relation their sentence states."""
+    labels = relation_labels(graph, view, parse) if parse is not None else {}
     wanted = sorted({c for e in view.edges for c in e.evidence_chunks[:evidence_per_edge]})
     texts = chunk_texts(wanted) if wanted else {}
     names = {n.key: n.name for n in view.nodes}
     edges = []
-    for e in view.edges:
+    for i, e in enumerate(view.edges):
         evidence = [EvidenceOut(chunk_id=c, title=texts[c][0], source=texts[c][1],
                                 sentences=browse.evidence_sentences(texts[c][2], [names[e.source], names[e.target]]))
                     for c in e.evidence_chunks[:evidence_per_edge] if c in texts]
-        edges.append(EdgeOut(source=e.source, target=e.target, label=e.label, weight=e.weight, evidence=evidence))
+        edges.append(EdgeOut(source=e.source, target=e.target, label=labels.get(i, e.label), weight=e.weight,
+                             evidence=evidence, sentence=e.sentence or None))
     return GraphViewOut(nodes=[entity_out(n) for n in view.nodes], edges=edges, center=view.center,
                         total_neighbours=view.total_neighbours, stats=browse.graph_stats(graph))
 
@@ -267,7 +294,7 @@ def view_out(graph: LoadedGraph, view: browse.GraphView, chunk_texts: ChunkTexts
 def live_view_out(graph: LoadedGraph, view: browse.GraphView, res: Resources) -> GraphViewOut:
     from kgrag.kg.store import GraphStore
 
-    return view_out(graph, view, GraphStore(res.runtime.db).chunk_texts)
+    return view_out(graph, view, GraphStore(res.runtime.db).chunk_texts, parse=res.runtime.spacy)
 
 
 def search_entities(res: Resources, q: str, limit: int) -> list[EntityOut]:

@@ -106,13 +106,23 @@ class Store:
                 return WriteResult("unchanged", int(existing[0]), int(count.fetchone()[0]))
             replaced = bool(existing) and existing[3] == "indexed"  # a pending or failed row held no chunks
             retired = _chunk_ids_of(conn, existing[0]) if replaced else []
-            if existing:
-                conn.execute("DELETE FROM documents WHERE id = %s", (existing[0],))
-            row = conn.execute(
-                "INSERT INTO documents (source, content_hash, ingest_key, title, mime_type, metadata)"
-                " VALUES (%s, %s, %s, %s, %s, %s) RETURNING id",
-                (doc.source, doc.content_hash, ingest_key, doc.title, doc.mime_type, Jsonb(doc.metadata)),
-            ).fetchone()
+            values = (doc.content_hash, ingest_key, doc.title, doc.mime_type, Jsonb(doc.metadata))
+            if existing and not replaced:
+                # The pending (or failed) row this ingest marked keeps its id: a first ingest numbered the
+                # examples 13-24 because their pending rows had used 1-12 (issue 46). Same transaction as the
+                # chunks, and that row held none, so a crash still leaves it pending for the next run.
+                row = conn.execute(
+                    "UPDATE documents SET content_hash = %s, ingest_key = %s, title = %s, mime_type = %s,"
+                    " metadata = %s, status = 'indexed', status_reason = '', created_at = now(), updated_at = now()"
+                    " WHERE id = %s RETURNING id", (*values, existing[0]),
+                ).fetchone()
+            else:  # new, or a new version of an indexed one: a new id (the old one's chunks and id retire)
+                if existing:
+                    conn.execute("DELETE FROM documents WHERE id = %s", (existing[0],))
+                row = conn.execute(
+                    "INSERT INTO documents (source, content_hash, ingest_key, title, mime_type, metadata)"
+                    " VALUES (%s, %s, %s, %s, %s, %s) RETURNING id", (doc.source, *values),
+                ).fetchone()
             doc_id = int(row[0])
             # Binary COPY: a vector travels as its float32 bytes, not 384 numbers formatted in Python.
             with conn.cursor() as cur, cur.copy(

@@ -18,7 +18,9 @@ and evidence that came from it. kg.export.live_only does the same for the export
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from kgrag.core.errors import NotFoundError
@@ -57,6 +59,9 @@ class EdgeView:
     weight: float
     evidence_chunks: tuple[int, ...] = ()
     """Chunks that mention both ends (the UI shows their sentences); filled for a neighbourhood's spokes."""
+    sentence: str = ""
+    """For a document's mention link to another document, the sentence that makes it ("Lumen Robotics was
+    bought by Northwind Dynamics in 2019."): what ``relation_phrase`` reads the edge's relation from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +220,8 @@ def _edges_among(graph: LoadedGraph, members: list[int], live: Liveness | None =
         around, weights = graph.neighbours(a)
         for b, w in zip(around.tolist(), weights.tolist(), strict=True):
             if b in chosen and a < b and _edge_shown(graph, a, b, live):
-                edges.append(EdgeView(graph.keys[a], graph.keys[b], graph.edge_label(a, b), round(w, 4)))
+                edges.append(EdgeView(graph.keys[a], graph.keys[b], graph.edge_label(a, b), round(w, 4),
+                                      sentence=graph.sentence_between(a, b)))
     return edges
 
 
@@ -261,24 +267,38 @@ def neighbourhood(graph: LoadedGraph, entity: str, limit: int = 40, live: Livene
             other = graph.index[target] if source == graph.keys[center] else graph.index[source]
             evidence = shared_chunks(graph, center, other, live=live) or (
                 shared_chunks(graph, twin, d.twins.get(other, other), live=live) if twin is not None else ())
-            e = EdgeView(source, target, e.label, e.weight, evidence)
+            e = EdgeView(source, target, e.label, e.weight, evidence, e.sentence)
         else:
-            e = EdgeView(source, target, e.label, e.weight, e.evidence_chunks)
-        if (source, target) not in edges or edges[(source, target)].weight < e.weight:
+            e = EdgeView(source, target, e.label, e.weight, e.evidence_chunks, e.sentence)
+        kept = edges.get((source, target))
+        if kept is None or kept.weight < e.weight:
+            # A document and its title entity fold into one node, so one spoke can come from several edges:
+            # the heaviest gives the weight, but a link sentence (and the relation it states) is kept
+            # whichever edge brought it: the heavier "co-occurs" had hidden it on every person's page.
+            if kept is not None and kept.sentence and not e.sentence:
+                e = replace(e, label=kept.label, sentence=kept.sentence)
             edges[(source, target)] = e
+        elif e.sentence and not kept.sentence:
+            edges[(source, target)] = replace(kept, label=e.label, sentence=e.sentence)
     return GraphView(nodes=tuple(_entity(graph, i, d) for i in members), edges=tuple(edges.values()),
                      center=graph.keys[center], total_neighbours=len(neighbours))
 
 
 def overview(graph: LoadedGraph, limit: int = 150, live: Liveness | None = None) -> GraphView:
-    """A map of what the corpus is about: the most useful entities, each with its two most useful
-    neighbours (so the map shows connections, not a scatter of titles), then more by usefulness."""
+    """A map of what the corpus is about: its documents first (what a reader navigates by; by usefulness
+    alone "Bergen" and "Luleå" came before them), then the most useful entities, each seed with its two most
+    useful neighbours (so the map shows connections, not a scatter of titles), then more by usefulness."""
     d = _derived(graph)
     n = min(limit, MAX_VIEW, graph.node_count)
     if n == 0:
         return GraphView(nodes=(), edges=())
-    order = np.array([i for i in np.argsort(-d.usefulness, kind="stable").tolist()
-                      if _shown_as(d, i, live) == i and (live is None or live.shows(i))], dtype=np.int64)
+
+    def rank(i: int) -> tuple[bool, float, str]:
+        return not graph.keys[i].startswith(DOCUMENT_PREFIX), -float(d.usefulness[i]), graph.keys[i]
+
+    order = np.array(sorted((i for i in range(graph.node_count)
+                             if _shown_as(d, i, live) == i and (live is None or live.shows(i))), key=rank),
+                     dtype=np.int64)
     members: dict[int, None] = {}
     for seed in order[: max(1, n // 3)].tolist():
         if len(members) >= n:
@@ -294,7 +314,7 @@ def overview(graph: LoadedGraph, limit: int = 150, live: Liveness | None = None)
         if len(members) >= n:
             break
         members.setdefault(i, None)
-    chosen = sorted(members, key=lambda i: (-d.usefulness[i], graph.keys[i]))
+    chosen = sorted(members, key=rank)
     return GraphView(nodes=tuple(_entity(graph, i, d) for i in chosen),
                      edges=tuple(_edges_among(graph, chosen, live)))
 
@@ -342,10 +362,45 @@ def evidence_sentences(text: str, names: list[str], limit: int = 2) -> list[str]
     return [text[:300] + ("…" if len(text) > 300 else "")] if text else []
 
 
+_RELATION_DEPS = {"prep", "agent", "dative", "prt"}
+
+
+def relation_phrase(parse: Callable[[str], Any], sentence: str, names: list[str]) -> str:
+    """The verb that links a named thing in the sentence, with its preposition: "bought by" in "Lumen Robotics
+    was bought by Northwind Dynamics", "founded" in "Marta Kask founded it". Empty when no name is found in
+    the sentence or no verb governs it (the caller keeps "mentions").
+
+    Every edge read "co-occurs" or "mentions" although the sentence behind it says how the two are related
+    (issue 46); the graph build keeps no verb for a document's mention link, so the view reads it here.
+    ``parse``: a spaCy pipeline (any callable returning a parsed Doc); names are tried in order, then each
+    one's last word ("Kask" for "Marta Kask")."""
+    lowered = sentence.lower()
+    tried = [*names, *(n.split()[-1] for n in names if len(n.split()) > 1)]
+    found = next(((lowered.find(n.lower()), len(n)) for n in tried if n and lowered.find(n.lower()) >= 0), None)
+    if found is None:
+        return ""
+    doc = parse(sentence)
+    span = doc.char_span(found[0], found[0] + found[1], alignment_mode="expand")
+    if span is None:
+        return ""
+    token, prep = span.root, None
+    for _ in range(8):  # up the tree to the governing verb, remembering the preposition passed on the way
+        if token.pos_ in ("VERB", "AUX") and token.i != span.root.i:
+            words = [token.text.lower(), *(t.text.lower() for t in token.children if t.dep_ == "prt")]
+            return " ".join([*words, prep.text.lower()] if prep is not None and prep.head.i == token.i else words)
+        if token.dep_ in _RELATION_DEPS:
+            prep = token
+        if token.head.i == token.i:
+            break
+        token = token.head
+    return ""
+
+
 def graph_stats(graph: LoadedGraph) -> dict[str, int]:
     return {"entities": len(graph.keys), "edges": int(graph.adjacency.nnz // 2), "chunks": len(graph.chunk_ids)}
 
 
 __all__ = ["EdgeView", "EntityView", "GraphView", "evidence_sentences", "graph_stats",
-           "most_useful", "neighbourhood", "overview", "resolve", "search", "shared_chunks", "usefulness",
+           "most_useful", "neighbourhood", "overview", "relation_phrase", "resolve", "search", "shared_chunks",
+           "usefulness",
            "within_hops"]

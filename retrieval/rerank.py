@@ -162,6 +162,16 @@ class Reranker:
                 raise RerankerUnavailable(self._error.problem, self._error.fix)
             return self._model
 
+    def unavailable_problem(self) -> str | None:
+        """Why the model cannot be loaded (without the fix), or None when it loads: a client can show reranking
+        as off before any query instead of offering a choice that does nothing. Tries the load, once per process
+        like a query would (a server has done so at startup)."""
+        try:
+            self.load()
+        except RerankerUnavailable as exc:
+            return exc.problem
+        return None
+
     def score(self, query: str, passages: Sequence[str]) -> RerankOutcome:
         """One relevance score per passage (higher is better), or a skipped/failed status saying why."""
         if not passages:

@@ -107,13 +107,22 @@ def test_streamed_completion_matches_the_wire_format(server: str) -> None:
 
 
 def test_same_auth_and_clear_errors(server: str) -> None:
-    with pytest.raises(openai.AuthenticationError):
+    with pytest.raises(openai.AuthenticationError) as refused:
         _client(server, key="wrong").chat.completions.create(model="kgrag",
                                                              messages=[{"role": "user", "content": QUESTION}])
+    # Issue 46: OpenAI's {"error": {"message"}} shape, so the client says what is wrong and what to do, not only
+    # "Error code: 401"; the problem document's own members stay for every other client.
+    said = refused.value.body
+    assert isinstance(said, dict) and said["code"] == 401 and said["type"] == "auth", said
+    assert said["message"].startswith("the API key is not valid. Fix: use a key from `kgrag keys create`"), said
+    assert refused.value.response.json()["detail"] and refused.value.response.json()["status"] == 401
     with pytest.raises(openai.UnprocessableEntityError) as err:
         _client(server).chat.completions.create(model="kgrag", messages=[{"role": "system", "content": "x"}])
     problem = err.value.response.json()
     assert "no user message" in problem["detail"] and '"role": "user"' in problem["fix"]
+    assert problem["error"]["message"].startswith(problem["detail"].rstrip("."))
+    # Routes no OpenAI client calls keep the plain problem document.
+    assert "error" not in httpx.post(f"{server}/v1/query", json={"question": "x"}, timeout=60).json()
 
 
 def _problem(r: httpx.Response, status: int) -> dict[str, object]:

@@ -7,8 +7,9 @@ import re
 from collections.abc import Callable
 from importlib import resources
 
+import pytest
 from kgrag.core.models import Embedder
-from kgrag.core.settings import ApiSettings, Settings
+from kgrag.core.settings import ApiSettings, RerankSettings, Settings
 from kgrag.ingest.loaders import SUPPORTED_SUFFIXES
 
 from tests.conftest import REPO_ROOT
@@ -80,6 +81,22 @@ def test_capabilities_name_every_upload_format_and_the_query_defaults(make_setti
     assert caps["default_signals"] == list(settings.retrieval.signals) == ["dense", "bm25"]
     assert caps["default_top_k"] == settings.retrieval.top_k and caps["max_top_k"] == settings.api.max_top_k
     assert caps["max_upload_bytes"] == settings.api.max_upload_bytes
+    assert caps["rerank"] is False and caps["rerank_available"] is False
+    assert "KGRAG_RERANK__ENABLED=false" in caps["rerank_problem"]
+
+
+def test_capabilities_say_the_reranker_cannot_load_before_any_query(make_settings: Callable[..., Settings],
+                                                                    embedder: Embedder,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 46: the UI ticked Rerank although no reranker could load; it now learns so up front and shows it off."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    missing = "kgrag-tests/no-such-reranker"
+    settings = api_settings(make_settings, rerank=RerankSettings(enabled=True, model=missing))
+    with client_for(settings, embedder) as client:
+        caps = client.get("/v1/capabilities").json()
+    assert caps["rerank"] is True and caps["rerank_available"] is False
+    assert missing in caps["rerank_problem"] and "no weights" in caps["rerank_problem"]
+    assert "python" not in caps["rerank_problem"]  # the problem; the fix is `kgrag doctor`'s
 
 
 def test_the_ask_pages_conversation_is_bounded_like_a_chat(make_settings: Callable[..., Settings],

@@ -19,6 +19,12 @@ def test_ask_answers_with_resolved_citations_and_refuses_what_the_corpus_lacks(
     assert runner.invoke(app, ["ingest", str(EXAMPLES_DIR)], env=env).exit_code == 0
     built = runner.invoke(app, ["graph", "build"], env=env)
     assert built.exit_code == 0, built.output
+    # Issue 46: the first build read "incremental, delta 0, processed 12"; it extracted every chunk.
+    assert "whole (every chunk)" in built.output and "incremental" not in built.output
+    assert "chunks in the delta" not in built.output
+    again = runner.invoke(app, ["graph", "build"], env=env)
+    assert again.exit_code == 0, again.output
+    assert "up to date (nothing new)" in again.output and "graph up to date" in again.output
 
     answered = runner.invoke(app, ["ask", "Which shipyard built the Kelpie research vessel?"], env=env)
     assert answered.exit_code == 0, answered.output
@@ -30,7 +36,7 @@ def test_ask_answers_with_resolved_citations_and_refuses_what_the_corpus_lacks(
         assert re.search(rf"^\[{n}\] .+ — .+examples/.+ \(chunk 1\)$", answered.output, re.MULTILINE)
     assert sorted(int(n) for n in cited) == list(range(1, len(cited) + 1))  # numbers never skip
     assert "(extractive answer: " in answered.output and "extractive answer, extractive" not in answered.output
-    assert "note: rerank skipped" in answered.output  # no reranker weights offline: said once, not hidden
+    assert "note: rerank is off" in answered.output  # no reranker weights offline: said once, not hidden
 
     two_hop = runner.invoke(app, ["ask", "Who founded the company that acquired Lumen Robotics?"], env=env)
     assert two_hop.exit_code == 0, two_hop.output

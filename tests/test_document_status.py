@@ -160,3 +160,26 @@ def test_api_query_on_an_empty_store_says_to_ingest(client: TestClient) -> None:
     body = client.post("/v1/query", json={"question": "Who runs the harbour?", "answer": False}).json()
     assert body["hits"] == []
     assert body["warnings"][0].startswith("the store is empty") and "POST /v1/documents" in body["warnings"][0]
+
+
+def test_a_first_ingest_numbers_documents_from_1(runtime: Runtime, tmp_path: Path) -> None:
+    """Issue 46: the examples came out as documents 13-24 (their pending rows had taken 1-12), so the docs'
+    `curl …/v1/documents/3` was a 404. A document keeps the id its pending row got; a new version of an
+    indexed one still gets a new id, and a file that failed and is fixed keeps the failed row's."""
+    ingestor = Ingestor.from_runtime(runtime)
+    report = ingestor.ingest_paths([EXAMPLES_DIR])
+    ids = sorted(report.document_ids.values())
+    assert ids == list(range(1, len(ids) + 1)) and len(ids) == 12
+    assert sorted(d.id for d in runtime.store.list_documents()) == ids
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "ferry.txt").write_bytes(b"\x00\x01\x02\x03" * 50)  # fails: binary
+    assert ingestor.ingest_paths([folder]).failed
+    failed_id = next(d.id for d in runtime.store.list_documents() if d.source.endswith("ferry.txt"))
+    (folder / "ferry.txt").write_text(GOOD)
+    fixed = ingestor.ingest_paths([folder])
+    assert list(fixed.document_ids.values()) == [failed_id]
+    (folder / "ferry.txt").write_text(GOOD + "It also carries bicycles.\n")
+    replaced = ingestor.ingest_paths([folder])
+    assert replaced.replaced and next(iter(replaced.document_ids.values())) > failed_id

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from kgrag.kg.holder import load_graph
 from kgrag.kg.serving import LoadedGraph
 
 from tests.graph_synth import HUBS, write_synthetic_graph
+from tests.kg_fixtures import nlp_fixture  # noqa: F401  (the `nlp` fixture)
 
 
 @pytest.fixture(scope="module")
@@ -91,3 +93,18 @@ def test_a_document_and_its_title_entity_are_one_node_in_every_view() -> None:
     assert {n.key for n in view.nodes} == {LOTHAIR, "waldrada", g.keys[g.index[LOTHAIR] + 1]}
     assert all("lothair" not in (e.source, e.target) for e in view.edges)
     assert any({e.source, e.target} == {LOTHAIR, "waldrada"} for e in view.edges)
+
+
+def test_a_relation_phrase_is_the_verb_that_governs_the_name(nlp: Any) -> None:
+    """Issue 46: a document's mention link read "mentions" or "co-occurs" though its sentence says more."""
+    def phrase(sentence: str, *names: str) -> str:
+        return browse.relation_phrase(nlp, sentence, list(names))
+
+    assert phrase("Lumen Robotics was bought by Northwind Dynamics in 2019.", "Northwind Dynamics") == "bought by"
+    assert phrase("Its best-known ship is the Kelpie, delivered to the Bergen Marine Institute in 2017.",
+                  "Bergen Marine Institute") == "delivered to"
+    assert phrase("Lumen Robotics was a start-up based in Tallinn, Estonia. Marta Kask founded it in 2014.",
+                  "Marta Kask") == "founded"
+    assert phrase("When Northwind Dynamics took over her company in 2019, Kask joined it.",
+                  "Northwind Dynamics") == "took over"
+    assert phrase("The weather was fine.", "Northwind Dynamics") == ""  # no name in it: the caller keeps its label

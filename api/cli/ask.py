@@ -59,7 +59,7 @@ def ask(
                 question = standalone.question
             result = pipe.run(question, signals=wanted, rerank=not no_rerank, filters=where)
         exit_if_store_empty(result, rt.settings.home)
-        print_warnings(result)
+        print_warnings(result, rt.settings.home)
         final: Answer | None = None
         for event in answer_stream(result, gate(result, rt.settings, rt.spacy()), answerer, rt.settings):
             if isinstance(event, Answer):

@@ -61,6 +61,20 @@ def run_build(rt: Runtime, *, rebuild: bool, processes: int | None = None,
         )
 
 
+def build_mode(report: BuildReport) -> str:
+    """What kind of build ran, in words. The first build of a store read "incremental, delta 0, processed 12"
+    (issue 46): it extracted every chunk, so it is whole; a build that found nothing new is "up to date"."""
+    if report.rebuilt:
+        return "rebuild (every chunk again)"
+    if report.delta_chunks:
+        return "delta"
+    if not report.chunks_processed:
+        return "up to date (nothing new)"
+    if report.chunks_processed >= report.chunks_covered:
+        return "whole (every chunk)"
+    return "incremental (new chunks only)"
+
+
 @graph_app.command("build")
 @handle_errors
 def build(
@@ -98,12 +112,11 @@ def build(
         report = run_build(rt, rebuild=rebuild, processes=processes,
                            executor=executor_settings(rt.settings, executor, ray_address), full=full)
         Audit(rt.database).record(CLI, rt.settings.workspace, "graph.build", "rebuild" if rebuild else "incremental")
-    mode = "rebuild" if report.rebuilt else "delta" if report.delta_chunks else "incremental"
     table = Table(title="graph build")
     table.add_column("")
     table.add_column("value", justify="right")
     for name, value in (
-        ("mode", mode), ("chunks in the delta", report.delta_chunks),
+        ("mode", build_mode(report)), *((("chunks in the delta", report.delta_chunks),) if report.delta_chunks else ()),
         ("chunks processed now", report.chunks_processed), ("chunks covered", report.chunks_covered),
         ("entities", report.entities), ("relations", report.relations), ("edges", report.edges),
         ("entities pruned", report.pruned_entities), ("corpus version", report.corpus_version),
@@ -114,6 +127,8 @@ def build(
     console.print(table)
     if report.delta_chunks:
         console.print(f"published a delta over the graph file {report.path} (`kgrag graph build --full` folds it in)")
+    elif not report.chunks_processed and not report.rebuilt:
+        console.print(f"graph up to date: no chunk is new since the last build ({report.path})")
     else:
         console.print(f"graph file: {report.path}")
 

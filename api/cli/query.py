@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -90,7 +92,7 @@ def query(
             question = standalone.question
         result = pipe.run(question, signals=wanted, top_k=top_k, rerank=not no_rerank, filters=where)
     exit_if_store_empty(result, rt.settings.home)
-    print_result(result, explain=explain)
+    print_result(result, home=rt.settings.home, explain=explain)
 
 
 EMPTY_STORE_EXIT = 3
@@ -108,16 +110,38 @@ def exit_if_store_empty(result: PipelineResult, home: Path) -> None:
         raise typer.Exit(EMPTY_STORE_EXIT)
 
 
-def print_warnings(result: PipelineResult) -> None:
-    """Conditions of this process (no reranker weights) as one unwrapped line each, then this query's warnings."""
-    for line in result.notes:
-        err_console.print(f"[yellow]note:[/] {escape(line)}", soft_wrap=True, highlight=False)
+NOTES_SAID = "notes-said"
+"""Folder under the data home holding one empty file per note already said there (see ``say_once``)."""
+
+
+def say_once(home: Path, stage: str, reason: str) -> bool:
+    """Whether a condition of the whole setup (no reranker weights) is still to be said in this data home, marking
+    it said. A newcomer's every `kgrag query` and `ask` printed the same 430-character rerank note (issue 46):
+    now it is one line on the first run in a home, and again only when the reason changes (another model);
+    `kgrag doctor` says it every time, with the fix. A home that cannot be written says it every time."""
+    digest = hashlib.sha256(f"{stage}\0{reason}".encode()).hexdigest()[:16]
+    marker = home / NOTES_SAID / f"{stage}-{digest}"
+    if marker.exists():
+        return False
+    with contextlib.suppress(OSError):
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    return True
+
+
+def print_warnings(result: PipelineResult, home: Path) -> None:
+    """A condition of the setup (no reranker weights) as one short line, the first time in this data home;
+    then this query's warnings, every time."""
+    for stage, status in result.statuses.items():
+        if status.permanent and status.state != "ran" and say_once(home, stage, status.reason):
+            err_console.print(f"[yellow]note:[/] {stage} is off: its model cannot load here (`kgrag doctor` says "
+                              "why and how to fix it); said once per data home", soft_wrap=True, highlight=False)
     for line in result.warnings:
         err_console.print(f"[bold yellow]warning:[/] {escape(line)}")
 
 
-def print_result(result: PipelineResult, *, explain: bool) -> None:
-    print_warnings(result)
+def print_result(result: PipelineResult, *, home: Path, explain: bool) -> None:
+    print_warnings(result, home)
     if not result.hits:
         console.print("no passages found: try other words, more --signals, or check `kgrag documents list`")
     for hit in result.hits:

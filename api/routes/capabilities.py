@@ -28,15 +28,23 @@ class CapabilitiesOut(BaseModel):
     default_top_k: int
     max_top_k: int
     rerank: bool = Field(description="Whether the reranker is configured (stages.rerank says whether it can run).")
+    rerank_available: bool = Field(description="Whether a query's rerank stage can run: configured and its model "
+                                   "loads (no cross-encoder weights ship with kgrag; offline they must be cached).")
+    rerank_problem: str | None = Field(None, description="Why reranking cannot run, when it cannot; `kgrag doctor` "
+                                       "gives the fix.")
 
 
 @router.get("/capabilities", response_model=CapabilitiesOut)
 def capabilities(res: ResourcesDep) -> CapabilitiesOut:
     """The formats uploads accept, and the query options with this server's defaults and limits."""
     s = res.settings
+    reranker = res.pipeline.reranker
+    problem = ("reranking is disabled (KGRAG_RERANK__ENABLED=false)" if reranker is None
+               else reranker.unavailable_problem())
     return CapabilitiesOut(upload_formats=dict(SUPPORTED_SUFFIXES), max_upload_bytes=s.api.max_upload_bytes,
                            signals=list(get_args(Signal)), default_signals=list(s.retrieval.signals),
-                           default_top_k=s.retrieval.top_k, max_top_k=s.api.max_top_k, rerank=s.rerank.enabled)
+                           default_top_k=s.retrieval.top_k, max_top_k=s.api.max_top_k, rerank=s.rerank.enabled,
+                           rerank_available=problem is None, rerank_problem=problem)
 
 
 class WorkspacesOut(BaseModel):

@@ -20,7 +20,7 @@ const OTHER_COLOR = "#607d8b";
 const KINDS = {
   PERSON: "person", ORG: "organisation", GPE: "country, city", LOC: "place", NORP: "nationality, group",
   FAC: "building, facility", PRODUCT: "product", EVENT: "event", WORK_OF_ART: "work", LAW: "law",
-  LANGUAGE: "language", TITLE: "document",
+  LANGUAGE: "language", TITLE: "document", DOCUMENT: "document",
 };
 
 // -- small DOM helpers -------------------------------------------------------------------------------
@@ -84,9 +84,20 @@ async function problemOf(resp) {
   try { body = await resp.json(); } catch { /* not JSON */ }
   let detail = body.detail || resp.statusText || `HTTP ${resp.status}`;
   if (Array.isArray(detail)) detail = detail.map((d) => d.msg || JSON.stringify(d)).join("; ");
-  let fix = body.fix || "";
-  if (resp.status === 401) fix = fix || "enter the server's API key at the top right";
+  const fix = resp.status === 401 ? askForKey() : body.fix || "";
   return new ApiError(resp.status, String(detail), fix);
+}
+
+// The server's own fix for a 401 tells an API client to send an Authorization header; a person in this page
+// has a key box for that, so the error points at it, and the box is marked and focused.
+const KEY_FIX = "enter the server's API key in the “API key” box at the top of this page";
+function askForKey() {
+  const box = document.getElementById("api-key");
+  if (box) {
+    box.classList.add("wanted");
+    box.focus();
+  }
+  return KEY_FIX;
 }
 
 function rankMatches(entities, q, limit) {
@@ -172,14 +183,18 @@ function dismissedNotes() {
   try { return new Set(JSON.parse(localStorage.getItem(NOTES_STORAGE) || "[]")); } catch { return new Set(); }
 }
 
+// One short line per condition (the stage's whole reason, with its fix, is one click away): the reranker's
+// reason with its Python command filled a five-line box above every answer (issue 46).
 function renderNotes(container, stages) {
   const dismissed = dismissedNotes();
   const notes = Object.entries(stages || {}).filter(([, st]) => st.permanent && st.state !== "ran")
     .map(([name, st]) => ({ id: `${name}:${st.reason}`, name, text: st.reason }))
     .filter((n) => !dismissed.has(n.id));
   container.replaceChildren(...notes.map((n) => {
+    // The dismiss button sits beside the <details>, not in it: inside, a closed note hid it.
     const note = h("div", { class: "note", role: "status", dataset: { stage: n.name } },
-      h("b", {}, `${n.name} is off in this server: `), n.text);
+      h("details", {}, h("summary", {}, `${n.name[0].toUpperCase()}${n.name.slice(1)} is off on this server: its model can't load (why)`),
+        h("div", { class: "why" }, n.text)));
     note.append(h("button", { type: "button", class: "dismiss", title: "Dismiss (not shown again)", "aria-label": "Dismiss",
       onclick: () => {
         const all = dismissedNotes();
@@ -211,6 +226,7 @@ function askOptions() {
   const docs = h("select", { id: "opt-documents", multiple: true, size: 4 });
   const metadata = h("input", { type: "text", id: "opt-metadata", placeholder: "team=ops, year=2024", style: "width:100%" });
   const rerank = h("input", { type: "checkbox", id: "opt-rerank", checked: true });
+  const rerankSaid = h("span", { class: "muted", id: "opt-rerank-said" }, " when the reranker is available");
   const summary = h("span", { class: "muted", id: "options-summary" });
   let defaults = null;
 
@@ -221,7 +237,7 @@ function askOptions() {
     const nDocs = docs.selectedOptions.length;
     if (nDocs) parts.push(`${nDocs} document${nDocs === 1 ? "" : "s"}`);
     if (metadata.value.trim()) parts.push(metadata.value.trim());
-    if (!rerank.checked) parts.push("no rerank");
+    if (!rerank.checked && !rerank.disabled) parts.push("no rerank");
     summary.textContent = parts.length ? ` · ${parts.join(" · ")}` : "";
   }
 
@@ -231,7 +247,7 @@ function askOptions() {
     topK.value = String(defaults.default_top_k);
     for (const o of docs.options) o.selected = false;
     metadata.value = "";
-    rerank.checked = true;
+    rerank.checked = defaults.rerank_available;
     describe();
   }
 
@@ -240,7 +256,7 @@ function askOptions() {
     h("div", { class: "options-grid" },
       h("label", {}, "Signals"), signalBoxes,
       h("label", { for: "opt-top-k" }, "Passages (top-k)"), h("span", {}, topK, h("span", { class: "muted", id: "opt-top-k-max" })),
-      h("label", { for: "opt-rerank" }, "Rerank"), h("span", {}, rerank, h("span", { class: "muted" }, " when the reranker is available")),
+      h("label", { for: "opt-rerank" }, "Rerank"), h("span", {}, rerank, rerankSaid),
       h("label", { for: "opt-documents" }, "Only these documents"), docs,
       h("label", { for: "opt-metadata" }, "Metadata equals"), metadata),
     h("div", { class: "row" }, h("span", { style: "flex:1" }),
@@ -251,13 +267,17 @@ function askOptions() {
     signalBoxes.replaceChildren(...caps.signals.map((s) => h("label", { class: "check" },
       h("input", { type: "checkbox", value: s, name: "signal" }), ` ${s}`)));
     topK.max = String(caps.max_top_k);
+    // No reranker can load (no weights ship with kgrag): the choice is shown off, and why, not ticked in vain.
+    rerank.disabled = !caps.rerank_available;
+    rerankSaid.textContent = caps.rerank_available ? "" : " off: the reranker can't load on this server";
+    rerankSaid.title = caps.rerank_problem || "";
     document.getElementById("opt-top-k-max").textContent = ` at most ${caps.max_top_k}`;
     reset();
     drawer.dataset.ready = "true";
   }).catch(() => { drawer.dataset.ready = "error"; });
   api("/v1/documents?limit=1000").then(({ documents }) => {
     docs.replaceChildren(...documents.filter((d) => d.status !== "failed").map((d) =>
-      h("option", { value: String(d.id) }, `${d.title || d.source} (${d.source})`)));
+      h("option", { value: String(d.id), title: d.source }, d.title ? `${d.title} (${fileName(d.source)})` : fileName(d.source))));
   }).catch(() => {});
 
   // The request fields the drawer sets; only what differs from the server's defaults is sent.
@@ -277,15 +297,38 @@ function askOptions() {
     const meta = parseMetadata(metadata.value);
     if (Object.keys(meta).length) filters.metadata = meta;
     if (Object.keys(filters).length) body.filters = filters;
-    if (!rerank.checked) body.rerank = false;
+    if (!rerank.checked && !rerank.disabled) body.rerank = false;
     return body;
   }
 
   return { drawer, request };
 }
 
+// A source's last path part ("/home/me/notes/jonas_meier.md" → "jonas_meier.md"): long absolute paths were cut
+// off in the document picker and wrapped over many lines on a phone; the whole path stays in the tooltip.
+function fileName(source) {
+  const parts = String(source || "").replace(/^upload:/, "").split(/[\\/]/).filter(Boolean);
+  return parts.length ? parts[parts.length - 1] : String(source || "");
+}
+
+// A passage as the reader sees it in the document: Markdown headings ("# Polar Cells") as bold lines, not raw
+// hashes; everything else as written (white-space: pre-wrap keeps the lines).
+function passageNodes(text) {
+  return String(text || "").split("\n").flatMap((line, i) => {
+    const heading = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    return [i ? "\n" : "", heading ? h("strong", { class: "md-heading" }, heading[1]) : line];
+  });
+}
+
+// A one-line snippet of a passage: its Markdown heading marks dropped.
+function plainText(text) {
+  return String(text || "").replace(/^\s{0,3}#{1,6}\s+/gm, "");
+}
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
 function passageWhere(p) {
-  return [p.source, p.page != null ? `page ${p.page}` : null, p.position != null ? `passage ${p.position + 1}` : null]
+  return [fileName(p.source), p.page != null ? `page ${p.page}` : null, p.position != null ? `passage ${p.position + 1}` : null]
     .filter(Boolean).join(", ");
 }
 
@@ -375,7 +418,7 @@ function renderAsk() {
     const uncited = done.hits.filter((hit) => !cited.has(hit.chunk_id));
     others.replaceChildren(...uncited.map((hit) => h("li", { value: hit.rank, dataset: { chunk: String(hit.chunk_id), source: hit.source },
       onclick: () => showPassage(hit) }, h("b", {}, hit.title || hit.source), " ", h("span", { class: "muted" }, passageWhere(hit)),
-    h("div", { class: "snippet" }, hit.text.length > 160 ? `${hit.text.slice(0, 160)}…` : hit.text))));
+    h("div", { class: "snippet" }, ((t) => (t.length > 160 ? `${t.slice(0, 160)}…` : t))(plainText(hit.text))))));
     othersBox.hidden = !uncited.length;
     const warnings = (done.warnings || []).map((w) => h("div", { class: "muted" }, `⚠ ${w}`));
     const ran = Object.entries(done.stages).filter(([name, st]) => ["dense", "bm25", "graph"].includes(name) && st.state === "ran")
@@ -458,7 +501,7 @@ function citationDetail(label, c, hit) {
   const out = [h("h3", {}, `${label} ${c.title || c.source}`),
     h("div", { class: "muted where" }, [c.source, `document ${c.document_id}`, c.page != null ? `page ${c.page}` : null,
       c.position != null ? `passage ${c.position + 1} in the document` : null].filter(Boolean).join(" · ")),
-    h("div", { class: "passage" }, hit ? hit.text : c.quote)];
+    h("div", { class: "passage" }, ...passageNodes(hit ? hit.text : c.quote))];
   if (!hit) return out;
   const rows = Object.keys(hit.ranks).sort().map((s) => h("tr", { dataset: { signal: s } }, h("td", {}, s), h("td", {}, `#${hit.ranks[s]}`), h("td", {}, fmt(hit.scores[s]))));
   rows.push(h("tr", {}, h("td", {}, "fused (RRF)"), h("td", {}, `#${hit.rank}`), h("td", {}, fmt(hit.fused_score))));
@@ -492,8 +535,7 @@ function uploadFile(f, onProgress) {
       let body = {};
       try { body = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
       if (xhr.status >= 200 && xhr.status < 300) { resolve(body); return; }
-      let fix = body.fix || "";
-      if (xhr.status === 401) fix = fix || "enter the server's API key at the top right";
+      const fix = xhr.status === 401 ? askForKey() : body.fix || "";
       reject(new ApiError(xhr.status, String(body.detail || xhr.statusText || `HTTP ${xhr.status}`), fix));
     };
     xhr.onerror = () => reject(new ApiError(0, `the upload of ${f.name} was interrupted`, "check the server is running and retry"));
@@ -551,7 +593,7 @@ function renderDocuments() {
       } catch (err) { errors.replaceChildren(errorBox(err)); del.disabled = false; }
     });
     return h("tr", { dataset: { source: d.source, status: d.status } }, h("td", { class: "id" }, d.id), h("td", {}, d.title || "–"),
-      h("td", { class: "muted source" }, d.source), h("td", { class: "mime" }, d.mime_type), h("td", { class: "num" }, d.chunk_count),
+      h("td", { class: "muted source", title: d.source }, fileName(d.source)), h("td", { class: "mime" }, d.mime_type), h("td", { class: "num" }, d.chunk_count),
       statusCell(d), h("td", { class: "action" }, del));
   }
 
@@ -577,13 +619,16 @@ function renderDocuments() {
           });
           it.bar.value = 100;
           it.li.dataset.state = out.outcome;
-          it.said.textContent = `${out.outcome}: ${out.document.title || out.document.source} (${out.chunks_written} chunks)`;
+          it.said.textContent = `${out.outcome}: ${out.document.title || fileName(out.document.source)} (${plural(out.chunks_written, "chunk")})`;
           note.textContent = it.said.textContent;
           await load();
         } catch (err) {
           it.li.dataset.state = "failed";
-          it.li.classList.add("failed");
-          it.said.replaceChildren(h("span", { class: "reason" }, `failed: ${err.message}`), err.fix ? h("span", { class: "fix" }, ` Fix: ${err.fix}`) : "");
+          it.li.classList.add("failed");  // its bar turns red: a full blue bar read as success
+          it.bar.value = 100;
+          // The server names an upload by its source, "upload:NAME": the user knows it as NAME.
+          const said = err.message.split(`upload:${it.f.name}`).join(it.f.name);
+          it.said.replaceChildren(h("span", { class: "reason" }, `failed: ${said}`), err.fix ? h("span", { class: "fix" }, ` Fix: ${err.fix}`) : "");
         } finally {
           document.body.dataset.uploading = String(Number(document.body.dataset.uploading) - 1);
         }
@@ -652,28 +697,41 @@ const NODE_STYLES = {
   labelBackgroundPadding: 2,
 };
 
+const NARROW_CANVAS = 600;
+const GENERIC_RELATIONS = ["co-occurs", "mentions"];
+
 function drawView(container, view, onClick) {
   const t0 = performance.now();
   killRenderer();
   const graph = new Graph({ type: "undirected", multi: false });
   const max = Math.max(1e-9, ...view.nodes.map((n) => n.usefulness));
   const count = view.nodes.length;
+  // sigma fits the labels inside the canvas: on a phone a dozen full-length labels left the nodes a few pixels
+  // to spread over, so a narrow canvas shows fewer labels, shortened (hovering a node shows its whole name).
+  const narrow = container.clientWidth < NARROW_CANVAS;
+  const shown = narrow ? 6 : 12;
+  const shorten = (name) => (narrow && name.length > 16 ? `${name.slice(0, 15)}…` : name);
   view.nodes.forEach((n, i) => {
     const center = n.key === view.center;
     const angle = (2 * Math.PI * i) / Math.max(1, count);
     graph.addNode(n.key, {
-      label: n.name, kind: n.label, x: center ? 0 : Math.cos(angle) * 100, y: center ? 0 : Math.sin(angle) * 100,
+      label: shorten(n.name), name: n.name, kind: n.label, x: center ? 0 : Math.cos(angle) * 100, y: center ? 0 : Math.sin(angle) * 100,
       size: center ? 16 : 4 + 10 * Math.sqrt(Math.max(0, n.usefulness) / max), color: COLORS[n.label] || OTHER_COLOR,
-      labelVisibility: center || i < 12 ? "visible" : "auto",
+      labelVisibility: center || i < shown ? "visible" : "auto",
     });
   });
   for (const e of view.edges) {
     if (graph.hasNode(e.source) && graph.hasNode(e.target) && !graph.hasEdge(e.source, e.target)) {
-      graph.addEdge(e.source, e.target, { size: Math.min(4, 0.6 + Math.log1p(e.weight)), color: "#c3ccd6", label: e.label });
+      // Only a relation its sentence states is written on the edge ("bought by"); "co-occurs" everywhere said nothing.
+      const said = GENERIC_RELATIONS.includes(e.label) ? undefined : e.label;
+      graph.addEdge(e.source, e.target, { size: Math.min(4, 0.6 + Math.log1p(e.weight)), color: said ? "#9fb0c3" : "#c3ccd6", label: said });
     }
   }
   if (count > 2) {
-    forceAtlas2.assign(graph, { iterations: 120, settings: { ...forceAtlas2.inferSettings(graph), barnesHutOptimize: count > 150 } });
+    // Stronger repulsion and weaker gravity than inferred: the linked documents of a small corpus were squeezed
+    // into a knot of overlapping labels in the middle while unlinked nodes took the room around them.
+    forceAtlas2.assign(graph, { iterations: 200, settings: { ...forceAtlas2.inferSettings(graph), scalingRatio: 12, gravity: 0.4,
+      barnesHutOptimize: count > 150 } });
   }
   if (view.center && graph.hasNode(view.center)) {
     const { x, y } = graph.getNodeAttributes(view.center);
@@ -686,8 +744,8 @@ function drawView(container, view, onClick) {
   graph.forEachNode((k, a) => graph.setNodeAttribute(k, "labelPosition", a.x > middle ? "left" : "right"));
   try {
     renderer = new Sigma(graph, container, {
-      styles: { nodes: NODE_STYLES },
-      settings: { renderEdgeLabels: false, labelRenderedSizeThreshold: 6, itemSizesReference: "screen",
+      styles: { nodes: NODE_STYLES, edges: { ...DEFAULT_STYLES.edges, labelSize: 12, labelColor: "#4d5966" } },
+      settings: { renderEdgeLabels: true, labelRenderedSizeThreshold: 6, itemSizesReference: "screen",
         autoRescaleContent: "labels", stagePadding: 24 },
     });
     renderer.on("clickNode", ({ node }) => onClick(node));
@@ -722,9 +780,14 @@ function legendFor(view) {
       `${KINDS[label] || label.toLowerCase()} `, h("span", { class: "muted" }, String(n))));
 }
 
+// A node's kind in the legend's words ("document", "person"), its raw label in the tooltip.
+function kindTag(n) {
+  return h("span", { class: "label-tag", title: n.label }, KINDS[n.label] || n.label.toLowerCase());
+}
+
 function entityItem(n, open) {
-  return h("li", { onclick: () => open(n.key), dataset: { key: n.key } }, n.name, h("span", { class: "label-tag" }, n.label),
-    h("span", { class: "muted" }, ` · ${n.degree} links · ${n.chunks} chunks`));
+  return h("li", { onclick: () => open(n.key), dataset: { key: n.key } }, n.name, kindTag(n),
+    h("span", { class: "muted" }, ` · ${plural(n.degree, "link")} · ${plural(n.chunks, "chunk")}`));
 }
 
 function renderGraph(params) {
@@ -738,6 +801,9 @@ function renderGraph(params) {
   side.append(search, results, panel);
   main().replaceChildren(h("div", { class: "graph-layout" }, h("div", { class: "graph-canvas" }, legend, container, stats), side));
   const started = performance.now();
+  // A phone turned sideways, or the legend wrapping onto another line, resizes the drawing: sigma sizes its
+  // canvases once, so without this they spilled over the line under the drawing.
+  new ResizeObserver(() => { if (renderer) renderer.resize().refresh(); }).observe(container);
 
   function ready(view, kind) {
     document.body.dataset.graphView = kind;
@@ -774,8 +840,8 @@ function renderGraph(params) {
       const me = byKey.get(view.center);
       const spokes = view.edges.filter((e) => e.source === view.center || e.target === view.center);
       panel.replaceChildren(
-        h("h2", { id: "entity-name" }, me.name, h("span", { class: "label-tag" }, me.label)),
-        h("div", { class: "muted" }, `${me.chunks} chunks · ${view.total_neighbours} neighbours (showing the ${view.nodes.length - 1} strongest)`),
+        h("h2", { id: "entity-name" }, me.name, kindTag(me)),
+        h("div", { class: "muted" }, `${plural(me.chunks, "chunk")} · ${plural(view.total_neighbours, "neighbour")} (showing the ${view.nodes.length - 1} strongest)`),
         h("p", {}, h("a", { href: "#graph", onclick: (e) => { e.preventDefault(); history.replaceState(null, "", "#graph"); openOverview(); } }, "← overview")),
         ...spokes.map((e) => {
           const other = byKey.get(e.source === view.center ? e.target : e.source);
@@ -830,6 +896,7 @@ function init() {
   }
   key.value = localStorage.getItem(KEY_STORAGE) || "";
   key.addEventListener("change", async () => {
+    key.classList.remove("wanted");
     if (key.value) localStorage.setItem(KEY_STORAGE, key.value); else localStorage.removeItem(KEY_STORAGE);
     await loadWorkspaces();
     route();
