@@ -104,7 +104,7 @@ class ArtifactSync:
                 loaded = self.graph.current()
                 if loaded is not None:
                     live = current_liveness(loaded, self.rt.store.corpus_state(), self.rt.store.gone_chunk_ids)
-                    delta = loaded.manifest.get("delta")
+                    delta = loaded.delta()
                     graph = {"corpus_version": loaded.corpus_version, "sha256": installed_artifact(self.graph.path),
                              "hidden_nodes": live.hidden_count if live is not None else 0,
                              "base_version": delta["base_version"] if delta else loaded.corpus_version,
