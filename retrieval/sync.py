@@ -27,7 +27,9 @@ from kgrag.core.runtime import Runtime
 from kgrag.kg.graphfile import installed_artifact
 from kgrag.kg.holder import GraphHolder, graph_holder, installed_delta
 from kgrag.kg.liveness import current_liveness
-from kgrag.retrieval.bm25 import BM25Retriever, compaction_due, delta_status, index_behind, try_publish_index
+from kgrag.retrieval.bm25 import BM25Retriever, index_behind
+from kgrag.retrieval.bm25_freshness import compaction_due, try_publish_index
+from kgrag.retrieval.bm25_index import delta_status
 
 if TYPE_CHECKING:
     from kgrag.retrieval.pipeline import QueryPipeline
