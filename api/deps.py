@@ -30,6 +30,7 @@ from kgrag.core.errors import DatabaseError, KgragError
 from kgrag.core.runtime import Runtime
 from kgrag.core.settings import Settings
 from kgrag.core.workspaces import DEFAULT, missing
+from kgrag.ingest.loaders import PARSER_MODULES
 from kgrag.ingest.pipeline import Ingestor
 from kgrag.retrieval.answer import Answerer, answerer_for
 from kgrag.retrieval.pipeline import QueryPipeline, build_pipeline
@@ -53,8 +54,8 @@ class Resources:
         rt = self.runtime
         s = rt.settings
         return rt.shared(("ingestor",), lambda: Ingestor(
-            rt.store, rt.checked_embedder(bulk=True), s.chunking, s.embedding, s.ingest, sandbox=rt.sandbox,
-            activity=rt.activity))
+            rt.store, rt.checked_embedder(bulk=True), s.chunking, s.embedding, s.ingest,
+            sandbox=rt.parser_sandbox(PARSER_MODULES), activity=rt.activity))
 
     @property
     def settings(self) -> Settings:

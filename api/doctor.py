@@ -173,7 +173,8 @@ def check_graph_file(rt: Runtime) -> Check:
 
 def check_bm25_index(rt: Runtime) -> Check:
     from kgrag.core.artifacts import BM25
-    from kgrag.retrieval.bm25 import index_params, published_delta, variant
+    from kgrag.retrieval.bm25_freshness import published_delta
+    from kgrag.retrieval.bm25_index import index_params, variant
 
     kind_variant = variant(index_params(rt.settings.retrieval))
     published = rt.artifacts.current(BM25, kind_variant)

@@ -48,7 +48,7 @@ def static_views(graph: LoadedGraph, chunk_texts: ChunkTexts, *, entity: str | N
     return {
         "overview": view_out(graph, overview, lookup, EVIDENCE_PER_EDGE).model_dump(mode="json"),
         "views": d, "entities": [entities[k] for k in keys if k in entities], "start": start,
-        "manifest": graph.manifest,
+        "manifest": graph.build_manifest(),
     }
 
 

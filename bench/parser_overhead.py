@@ -27,9 +27,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from kgrag.core.sandbox import PARSER_MODULES, Sandbox  # noqa: E402
+from kgrag.core.sandbox import Sandbox  # noqa: E402
 from kgrag.core.settings import IngestSettings  # noqa: E402
-from kgrag.ingest.loaders import load_bytes  # noqa: E402
+from kgrag.ingest.loaders import PARSER_MODULES, load_bytes  # noqa: E402
 
 JSON_PATH = REPO / "bench" / "PARSER.json"
 MD_PATH = REPO / "bench" / "PARSER.md"

@@ -24,7 +24,7 @@ from kgrag.core.db import Database, check_embedding_model
 from kgrag.core.models import Embedder, embedding_dim_without_loading, load_embedder, numpy_folder
 from kgrag.core.nlp import load_spacy
 from kgrag.core.priority import QueryActivity
-from kgrag.core.sandbox import PARSER_MODULES, Sandbox
+from kgrag.core.sandbox import Sandbox
 from kgrag.core.settings import DEFAULT_WORKSPACE, Settings
 from kgrag.core.store import Store
 from kgrag.core.workspaces import Workspaces
@@ -177,19 +177,22 @@ class Runtime:
     def artifacts(self) -> ArtifactStore:
         return ArtifactStore(self.db, part_bytes=self.settings.artifacts.part_bytes)
 
-    @cached_property
-    def sandbox(self) -> Sandbox | None:
-        """Where uploaded and ingested files are parsed (None: in this process, ingest.isolate_parsers off)."""
+    def parser_sandbox(self, preload: tuple[str, ...]) -> Sandbox | None:
+        """Where uploaded and ingested files are parsed (None: in this process, ingest.isolate_parsers off).
+
+        ``preload``, the modules its workers start with, comes from the caller (ingest.loaders.PARSER_MODULES):
+        ingest owns the parsers, and core names no package above it. Made once, by the first call."""
         if self._parent is not None:
-            return self.root.sandbox
+            return self.root.parser_sandbox(preload)
         ingest = self.settings.ingest
         if not ingest.isolate_parsers:
             return None
         with self._lock:  # two first uploads at once still make one sandbox
-            if "sandbox" in self.__dict__:  # pragma: no cover - made while we waited
-                return self.__dict__["sandbox"]
-            return Sandbox(memory_bytes=ingest.parser_memory_bytes, timeout_s=ingest.parser_timeout_s,
-                           processes=ingest.parser_processes, preload=PARSER_MODULES)
+            if "sandbox" not in self.__dict__:
+                self.__dict__["sandbox"] = Sandbox(
+                    memory_bytes=ingest.parser_memory_bytes, timeout_s=ingest.parser_timeout_s,
+                    processes=ingest.parser_processes, preload=preload)
+            return self.__dict__["sandbox"]
 
     def close(self) -> None:
         """The root closes the sandbox and the pool; a workspace's runtime owns neither."""

@@ -32,8 +32,6 @@ from kgrag.core.errors import IngestError, KgragError
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
-PARSER_MODULES = ("kgrag.ingest.loaders", "lxml.etree", "docx", "pypdf", "bs4", "yaml", "frontmatter", "trafilatura")
-"""Imported once by the fork server, so each worker starts with them (and its memory limit is set above them)."""
 MEMORY_SETTING = "KGRAG_INGEST__PARSER_MEMORY_BYTES"
 TIMEOUT_SETTING = "KGRAG_INGEST__PARSER_TIMEOUT_S"
 

@@ -21,6 +21,10 @@ from kgrag.core.settings import IngestSettings
 from kgrag.core.text import ANY_CONTROL, CONTROL, SURROGATE, clean_line, heading_line, surrogate_char, surrogate_problem
 from kgrag.core.types import LoadedDocument, Page
 
+PARSER_MODULES = (__name__, "lxml.etree", "docx", "pypdf", "bs4", "yaml", "frontmatter", "trafilatura")
+"""What a parser sandbox's fork server imports once (core.sandbox), so each worker starts with them and its
+memory limit is set above them: this module and the parsers it calls. Ingest names them, since it owns them."""
+
 SUPPORTED_SUFFIXES: dict[str, str] = {
     ".pdf": "application/pdf",
     ".md": "text/markdown",

@@ -31,7 +31,7 @@ from kgrag.core.store import Store, WriteResult
 from kgrag.core.text import SURROGATE_FIX, clean_line, clean_value, surrogate_char, surrogate_problem
 from kgrag.core.types import ChunkDraft, LoadedDocument
 from kgrag.ingest.chunking import Chunker
-from kgrag.ingest.loaders import SUPPORTED_SUFFIXES, discover, load_bytes, read_file
+from kgrag.ingest.loaders import PARSER_MODULES, SUPPORTED_SUFFIXES, discover, load_bytes, read_file
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -123,8 +123,8 @@ class Ingestor:
         """``executor`` overrides the settings' (the CLI's --executor)."""
         s = rt.settings
         return cls(rt.store, rt.checked_embedder(bulk=True), s.chunking, s.embedding, s.ingest,
-                   allow_duplicates=allow_duplicates, executor=executor or s.executor, sandbox=rt.sandbox,
-                   activity=rt.activity)
+                   allow_duplicates=allow_duplicates, executor=executor or s.executor,
+                   sandbox=rt.parser_sandbox(PARSER_MODULES), activity=rt.activity)
 
     def parse(self, data: bytes, *, source: str, suffix: str, default_title: str) -> LoadedDocument:
         """A file's bytes as a document, parsed in the sandbox when there is one. Every failure is an

@@ -87,9 +87,7 @@ class _Derived:
 
 def _touched(graph: LoadedGraph, node: int) -> np.ndarray:
     """The chunk columns behind a node: those that mention it and, for a document, its own."""
-    home = graph.home
-    own = home.indices[home.indptr[node]:home.indptr[node + 1]]
-    return np.union1d(graph.chunk_columns_of_entity(node), own)
+    return np.union1d(graph.chunk_columns_of_entity(node), graph.home_columns(node))
 
 
 def _edge_shown(graph: LoadedGraph, a: int, b: int, live: Liveness | None) -> bool:
@@ -110,27 +108,24 @@ def _derived(graph: LoadedGraph) -> _Derived:
 
 
 def _derive(graph: LoadedGraph) -> _Derived:
-    degree = np.diff(graph.adjacency.indptr).astype(np.int64)
-    chunks = np.asarray(graph.document_frequency, dtype=np.float64)
-    specificity = np.log((1.0 + len(graph.chunk_ids)) / (1.0 + chunks))
-    weights = np.array([LABEL_WEIGHT.get(label, 1.0) for label in graph.labels], dtype=np.float64)
+    degree = graph.neighbour_counts()
+    chunks = np.asarray(graph.mention_counts(), dtype=np.float64)
+    specificity = np.log((1.0 + graph.chunk_count) / (1.0 + chunks))
+    weights = np.array([LABEL_WEIGHT.get(label, 1.0) for label in graph.all_labels()], dtype=np.float64)
     usefulness = np.log1p(degree) * specificity * weights
     twin_of = title_twins(graph)
-    return _Derived(usefulness=usefulness, degree=degree, lowered=tuple(n.lower() for n in graph.names),
+    return _Derived(usefulness=usefulness, degree=degree, lowered=tuple(n.lower() for n in graph.all_names()),
                     twin_of=twin_of, twins={doc: entity for entity, doc in twin_of.items()})
 
 
 def title_twins(graph: LoadedGraph) -> dict[int, int]:
     """Entity → document pairs joined by a ``titled`` edge, read off the edge-label matrix in one pass."""
-    if TITLED not in graph.relation_names:
+    rows, columns = graph.labelled_pairs(TITLED)
+    if not rows.size:
         return {}
-    label = graph.relation_names.index(TITLED) + 1
-    labels = graph.edge_labels
-    rows = np.repeat(np.arange(labels.shape[0]), np.diff(labels.indptr))
-    hit = np.asarray(labels.data) == label
-    is_document = np.array([k.startswith(DOCUMENT_PREFIX) for k in graph.keys], dtype=bool)
-    pairs = [(int(a), int(b)) for a, b in zip(rows[hit].tolist(), np.asarray(labels.indices)[hit].tolist(),
-                                              strict=True) if not is_document[a] and is_document[b]]
+    is_document = np.array([k.startswith(DOCUMENT_PREFIX) for k in graph.all_keys()], dtype=bool)
+    pairs = [(int(a), int(b)) for a, b in zip(rows.tolist(), columns.tolist(), strict=True)
+             if not is_document[a] and is_document[b]]
     return dict(sorted(pairs))
 
 
@@ -144,8 +139,8 @@ def usefulness(graph: LoadedGraph) -> np.ndarray:
 
 
 def _entity(graph: LoadedGraph, i: int, d: _Derived) -> EntityView:
-    return EntityView(key=graph.keys[i], name=graph.names[i], label=graph.labels[i], degree=int(d.degree[i]),
-                      chunks=int(graph.document_frequency[i]), usefulness=round(float(d.usefulness[i]), 4))
+    return EntityView(key=graph.key(i), name=graph.name(i), label=graph.label(i), degree=int(d.degree[i]),
+                      chunks=int(graph.mention_counts()[i]), usefulness=round(float(d.usefulness[i]), 4))
 
 
 def _shown_as(d: _Derived, node: int, live: Liveness | None) -> int:
@@ -167,16 +162,16 @@ def search(graph: LoadedGraph, query: str, limit: int = 20, live: Liveness | Non
         if q in name:
             found[i] = 0 if name == q else 1 if name.startswith(q) else 2 if word.search(name) else 3
     q_key = entity_key(q)
-    for alias in graph.aliases if q_key else ():  # keys only: owners are read for the few that match
+    for alias in graph.alias_keys() if q_key else ():  # keys only: owners are read for the few that match
         if q_key in alias:
-            for i in graph.aliases[alias]:
+            for i in graph.aliased(alias):
                 found.setdefault(i, 4)
     if live is not None:
         found = {i: rank for i, rank in found.items() if live.shows(i)}
     for twin in [i for i in found if _shown_as(d, i, live) != i]:  # the document stands for its title entity
         rank = found.pop(twin)
         found[d.twin_of[twin]] = min(rank, found.get(d.twin_of[twin], rank))
-    ranked = sorted(found, key=lambda i: (found[i], -d.usefulness[i], graph.names[i]))[: min(limit, MAX_VIEW)]
+    ranked = sorted(found, key=lambda i: (found[i], -d.usefulness[i], graph.name(i)))[: min(limit, MAX_VIEW)]
     return [_entity(graph, i, d) for i in ranked]
 
 
@@ -198,7 +193,7 @@ def resolve(graph: LoadedGraph, entity: str, live: Liveness | None = None) -> in
     wanted = " ".join(entity.split()).lower()
     named = [i for i, name in enumerate(d.lowered) if name == wanted and shown(i)]
     if named:
-        best = max(named, key=lambda i: (i in d.twin_of.values() or graph.keys[i].startswith(DOCUMENT_PREFIX),
+        best = max(named, key=lambda i: (i in d.twin_of.values() or graph.key(i).startswith(DOCUMENT_PREFIX),
                                          d.usefulness[i]))
         return _shown_as(d, best, live)
     node = graph.node_of(entity_key(canonical_name(entity)))
@@ -220,7 +215,7 @@ def _edges_among(graph: LoadedGraph, members: list[int], live: Liveness | None =
         around, weights = graph.neighbours(a)
         for b, w in zip(around.tolist(), weights.tolist(), strict=True):
             if b in chosen and a < b and _edge_shown(graph, a, b, live):
-                edges.append(EdgeView(graph.keys[a], graph.keys[b], graph.edge_label(a, b), round(w, 4),
+                edges.append(EdgeView(graph.key(a), graph.key(b), graph.edge_label(a, b), round(w, 4),
                                       sentence=graph.sentence_between(a, b)))
     return edges
 
@@ -232,7 +227,7 @@ def shared_chunks(graph: LoadedGraph, a: int, b: int, limit: int = EVIDENCE_PER_
     if live is not None:
         both = both[live.live_columns[both]]
     both = both[:limit]
-    return tuple(int(c) for c in graph.chunk_ids[both])
+    return tuple(int(c) for c in graph.chunk_ids_at(both))
 
 
 def neighbourhood(graph: LoadedGraph, entity: str, limit: int = 40, live: Liveness | None = None) -> GraphView:
@@ -256,15 +251,15 @@ def neighbourhood(graph: LoadedGraph, entity: str, limit: int = 40, live: Livene
     shown = order[: max(0, min(limit, MAX_VIEW - 1))]
     members = [center, *shown]
     folded = [*members, *(t for m in members if (t := d.twins.get(m)) is not None)]
-    key_of = {graph.keys[t]: graph.keys[doc] for t, doc in d.twin_of.items() if doc in members}
+    key_of = {graph.key(t): graph.key(doc) for t, doc in d.twin_of.items() if doc in members}
     edges: dict[tuple[str, str], EdgeView] = {}
     for e in _edges_among(graph, folded, live):
         source, target = key_of.get(e.source, e.source), key_of.get(e.target, e.target)
         if source == target:
             continue
         source, target = sorted((source, target))
-        if graph.keys[center] in (source, target):
-            other = graph.index[target] if source == graph.keys[center] else graph.index[source]
+        if graph.key(center) in (source, target):
+            other = graph.node_of(target) if source == graph.key(center) else graph.node_of(source)
             evidence = shared_chunks(graph, center, other, live=live) or (
                 shared_chunks(graph, twin, d.twins.get(other, other), live=live) if twin is not None else ())
             e = EdgeView(source, target, e.label, e.weight, evidence, e.sentence)
@@ -281,7 +276,7 @@ def neighbourhood(graph: LoadedGraph, entity: str, limit: int = 40, live: Livene
         elif e.sentence and not kept.sentence:
             edges[(source, target)] = replace(kept, label=e.label, sentence=e.sentence)
     return GraphView(nodes=tuple(_entity(graph, i, d) for i in members), edges=tuple(edges.values()),
-                     center=graph.keys[center], total_neighbours=len(neighbours))
+                     center=graph.key(center), total_neighbours=len(neighbours))
 
 
 def overview(graph: LoadedGraph, limit: int = 150, live: Liveness | None = None) -> GraphView:
@@ -294,7 +289,7 @@ def overview(graph: LoadedGraph, limit: int = 150, live: Liveness | None = None)
         return GraphView(nodes=(), edges=())
 
     def rank(i: int) -> tuple[bool, float, str]:
-        return not graph.keys[i].startswith(DOCUMENT_PREFIX), -float(d.usefulness[i]), graph.keys[i]
+        return not graph.key(i).startswith(DOCUMENT_PREFIX), -float(d.usefulness[i]), graph.key(i)
 
     order = np.array(sorted((i for i in range(graph.node_count)
                              if _shown_as(d, i, live) == i and (live is None or live.shows(i))), key=rank),
@@ -323,7 +318,7 @@ def most_useful(graph: LoadedGraph, limit: int) -> list[str]:
     """The keys of the ``limit`` most useful entities, best first."""
     d = _derived(graph)
     order = [i for i in np.argsort(-d.usefulness, kind="stable").tolist() if i not in d.twin_of]
-    return [graph.keys[i] for i in order[: max(0, limit)]]
+    return [graph.key(i) for i in order[: max(0, limit)]]
 
 
 def within_hops(graph: LoadedGraph, entity: str, hops: int, limit: int) -> list[str]:
@@ -344,7 +339,7 @@ def within_hops(graph: LoadedGraph, entity: str, hops: int, limit: int) -> list[
         seen.update(dict.fromkeys(ring))
         if len(seen) >= limit or not ring:
             break
-    return [graph.keys[i] for i in seen]
+    return [graph.key(i) for i in seen]
 
 
 def evidence_sentences(text: str, names: list[str], limit: int = 2) -> list[str]:
@@ -397,7 +392,7 @@ def relation_phrase(parse: Callable[[str], Any], sentence: str, names: list[str]
 
 
 def graph_stats(graph: LoadedGraph) -> dict[str, int]:
-    return {"entities": len(graph.keys), "edges": int(graph.adjacency.nnz // 2), "chunks": len(graph.chunk_ids)}
+    return {"entities": graph.node_count, "edges": graph.edge_count, "chunks": graph.chunk_count}
 
 
 __all__ = ["EdgeView", "EntityView", "GraphView", "evidence_sentences", "graph_stats",

@@ -27,7 +27,15 @@ from kgrag.kg import arrays as serving_arrays
 from kgrag.kg.assemble import Assembler
 from kgrag.kg.delta import GraphDelta, build_delta, words, write_delta
 from kgrag.kg.documents import document_layer
-from kgrag.kg.graphfile import FORMAT, GRAPH_FILE, installed_artifact, move_atomic, write_graph, write_sidecar
+from kgrag.kg.graphfile import (
+    FORMAT,
+    GRAPH_FILE,
+    WrittenGraph,
+    installed_artifact,
+    move_atomic,
+    write_graph,
+    write_sidecar,
+)
 from kgrag.kg.holder import install_arrays, install_delta_folder, load_graph, local_delta, remove_delta
 from kgrag.kg.nlp import model_id
 from kgrag.kg.parallel import extract_in_order, extract_with_ray, worker_count
@@ -105,54 +113,19 @@ def build_graph(
     artifacts = artifacts or ArtifactStore(store.db)
     t0 = time.perf_counter()
     params = extraction_params(settings, nlp)
-    params_json = json.dumps(params, sort_keys=True)
     with store.build_lock():
-        stored = store.stored_params()
-        rebuilt = rebuild or (stored is not None and stored != params_json)
-        if rebuilt:
-            store.reset(params_json)
-        elif stored is None:
-            store.record_params(params_json)
-        for leftover in path.parent.glob(".arrays-*"):  # from a build that was killed
-            shutil.rmtree(leftover, ignore_errors=True)
-        for leftover in path.parent.glob(f".{GRAPH_FILE}.*.tmp"):
-            leftover.unlink(missing_ok=True)
-        pending = store.pending_documents()
-        if on_total:
-            on_total(sum(n for _, n in pending))
-        batches = list(_batches(pending, batch_chunks or DOCUMENTS_BATCH_CHUNKS))
-        # Starting workers costs seconds (each loads the model), so one batch is parsed here.
-        workers = min(worker_count(settings.processes), len(batches))
-        chunk_batches = (chunks for ids in batches if (chunks := store.pending_chunks(ids)))
-        processed = 0
-        on_ray = executor is not None and executor.kind == "ray" and bool(batches)
-        extracted = (extract_with_ray(settings, executor, chunk_batches) if on_ray
-                     else extract_in_order(settings, chunk_batches, workers=workers, nlp=nlp))
-        for chunks, extraction in extracted:
-            processed += store.write(extraction)
-            if on_progress:
-                on_progress(len(chunks))
+        rebuilt = _settle_params(store, params, rebuild)
+        _remove_leftovers(path)
+        processed = _extract_pending(store, settings, nlp, on_total=on_total, on_progress=on_progress,
+                                     batch_chunks=batch_chunks, executor=executor)
         stage("pruning orphan entities")
         pruned = store.prune_orphans()
         if not (rebuilt or full):
             delta = _try_delta(store, settings, path, artifacts, embedder, stage)
             if delta is not None:
                 return _delta_report(store, delta, path, processed, pruned, time.perf_counter() - t0)
-        if store.processed_chunk_count() >= settings.delta_min_chunks:
-            # once per chunk (later deltas find a new title's writers by it): minutes the first time on a large corpus
-            store.fill_words(words, on_progress=_tenths(stage, "indexing chunk words for deltas"))
-        stage("linking documents by title")
-        layer = document_layer(store.document_heads(), store.iter_chunk_texts())
-        stage("writing the graph file")
-        path.parent.mkdir(parents=True, exist_ok=True)
         assembler = Assembler(settings.document_edge_weight)  # the serving arrays, from the same records
-        with store.snapshot() as snapshot:  # its rows stream into the file, never held whole
-            corpus_version = snapshot.corpus_version
-            manifest = {"format": FORMAT, "corpus_version": corpus_version, "deletions": snapshot.deletions,
-                        "processed_seq": snapshot.processed_seq,
-                        "params": params, "database_id": artifacts.database_id()}
-            written = write_graph(snapshot, manifest, layer, path.parent, sink=assembler)
-        del layer
+        written, manifest = _write_graph_file(store, settings, path, params, artifacts, assembler, stage)
         counts = written.counts
         arrays = path.parent / f".arrays-{uuid.uuid4().hex[:8]}"
         try:
@@ -160,31 +133,110 @@ def build_graph(
             stage("writing the serving arrays")
             serving = assembler.finish({**manifest, "counts": counts}, path=path, signature=(0, 0, 0))
             del assembler
-            vectors, embedded = None, 0
-            if embedder is not None and settings.link_vectors:
-                vectors, embedded = link_vectors(serving, embedder, serving_arrays.folder_of(path), stage)
-            serving_arrays.save(serving, arrays, source_sha256=written.sha256,
-                                document_edge_weight=settings.document_edge_weight, link_vectors=vectors)
+            embedded = _save_arrays(serving, settings, embedder, path, arrays, written.sha256, stage)
             del serving
             stage("publishing")
-            files: dict[str, bytes | Path] = {GRAPH_FILE: written.path}
-            files.update({serving_arrays.PREFIX + f.name: f for f in sorted(arrays.iterdir())})
-            artifact = artifacts.publish(GRAPH, "", corpus_version, files, {"params": params, "counts": counts})
-            if artifact.corpus_version == corpus_version:
-                artifacts.retire(GRAPH_DELTA)  # folded into this base (compaction)
-                forget_published_deletions(Store(store.db), artifacts)
-                install_arrays(arrays, path)
-                move_atomic(written.path, path)
-                write_sidecar(path, artifact.id, artifact.sha256)
-                remove_delta(path)
+            _publish_whole(store, path, written, arrays, artifacts, params, manifest["corpus_version"])
         finally:
             shutil.rmtree(arrays, ignore_errors=True)
             written.path.unlink(missing_ok=True)
     return BuildReport(
         rebuilt=rebuilt, chunks_processed=processed, entities=counts["entities"], relations=counts["relations"],
-        edges=counts["edges"], chunks_covered=counts["chunks"], pruned_entities=pruned, corpus_version=corpus_version,
-        file_bytes=file_bytes, link_sentences_embedded=embedded, seconds=time.perf_counter() - t0, path=path,
+        edges=counts["edges"], chunks_covered=counts["chunks"], pruned_entities=pruned,
+        corpus_version=manifest["corpus_version"], file_bytes=file_bytes, link_sentences_embedded=embedded,
+        seconds=time.perf_counter() - t0, path=path,
     )
+
+
+def _settle_params(store: GraphStore, params: dict[str, Any], rebuild: bool) -> bool:
+    """Whether every stored row is extracted again: asked to, or the extraction parameters changed."""
+    params_json = json.dumps(params, sort_keys=True)
+    stored = store.stored_params()
+    rebuilt = rebuild or (stored is not None and stored != params_json)
+    if rebuilt:
+        store.reset(params_json)
+    elif stored is None:
+        store.record_params(params_json)
+    return rebuilt
+
+
+def _remove_leftovers(path: Path) -> None:
+    """The arrays folder and temporary file of a build that was killed."""
+    for leftover in path.parent.glob(".arrays-*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+    for leftover in path.parent.glob(f".{GRAPH_FILE}.*.tmp"):
+        leftover.unlink(missing_ok=True)
+
+
+def _extract_pending(store: GraphStore, settings: GraphSettings, nlp: Any, *,
+                     on_total: Callable[[int], None] | None, on_progress: Callable[[int], None] | None,
+                     batch_chunks: int | None, executor: ExecutorSettings | None) -> int:
+    """Extract the chunks without a processed mark, whole documents per batch, and store each batch as it comes;
+    the number of chunks processed."""
+    pending = store.pending_documents()
+    if on_total:
+        on_total(sum(n for _, n in pending))
+    batches = list(_batches(pending, batch_chunks or DOCUMENTS_BATCH_CHUNKS))
+    # Starting workers costs seconds (each loads the model), so one batch is parsed here.
+    workers = min(worker_count(settings.processes), len(batches))
+    chunk_batches = (chunks for ids in batches if (chunks := store.pending_chunks(ids)))
+    processed = 0
+    on_ray = executor is not None and executor.kind == "ray" and bool(batches)
+    extracted = (extract_with_ray(settings, executor, chunk_batches) if on_ray
+                 else extract_in_order(settings, chunk_batches, workers=workers, nlp=nlp))
+    for chunks, extraction in extracted:
+        processed += store.write(extraction)
+        if on_progress:
+            on_progress(len(chunks))
+    return processed
+
+
+def _write_graph_file(store: GraphStore, settings: GraphSettings, path: Path, params: dict[str, Any],
+                      artifacts: ArtifactStore, assembler: Assembler, stage: Callable[[str], None]
+                      ) -> tuple[WrittenGraph, dict[str, Any]]:
+    """Link documents by title, then stream the stored rows into a temporary graph file (and ``assembler``);
+    the written file and its manifest."""
+    if store.processed_chunk_count() >= settings.delta_min_chunks:
+        # once per chunk (later deltas find a new title's writers by it): minutes the first time on a large corpus
+        store.fill_words(words, on_progress=_tenths(stage, "indexing chunk words for deltas"))
+    stage("linking documents by title")
+    layer = document_layer(store.document_heads(), store.iter_chunk_texts())
+    stage("writing the graph file")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with store.snapshot() as snapshot:  # its rows stream into the file, never held whole
+        manifest = {"format": FORMAT, "corpus_version": snapshot.corpus_version, "deletions": snapshot.deletions,
+                    "processed_seq": snapshot.processed_seq,
+                    "params": params, "database_id": artifacts.database_id()}
+        written = write_graph(snapshot, manifest, layer, path.parent, sink=assembler)
+    return written, manifest
+
+
+def _save_arrays(serving: LoadedGraph, settings: GraphSettings, embedder: Embedder | None, path: Path,
+                 arrays: Path, source_sha256: str, stage: Callable[[str], None]) -> int:
+    """Write the serving arrays (with the link sentences' vectors when there is a model) to ``arrays``; how many
+    sentences were embedded."""
+    vectors, embedded = None, 0
+    if embedder is not None and settings.link_vectors:
+        vectors, embedded = link_vectors(serving, embedder, serving_arrays.folder_of(path), stage)
+    serving_arrays.save(serving, arrays, source_sha256=source_sha256,
+                        document_edge_weight=settings.document_edge_weight, link_vectors=vectors)
+    return embedded
+
+
+def _publish_whole(store: GraphStore, path: Path, written: WrittenGraph, arrays: Path, artifacts: ArtifactStore,
+                   params: dict[str, Any], corpus_version: int) -> None:
+    """Publish the file and its arrays to every replica, then install them here, unless a newer build published
+    first; a whole build retires the delta it folds in."""
+    files: dict[str, bytes | Path] = {GRAPH_FILE: written.path}
+    files.update({serving_arrays.PREFIX + f.name: f for f in sorted(arrays.iterdir())})
+    artifact = artifacts.publish(GRAPH, "", corpus_version, files, {"params": params, "counts": written.counts})
+    if artifact.corpus_version == corpus_version:
+        artifacts.retire(GRAPH_DELTA)  # folded into this base (compaction)
+        forget_published_deletions(Store(store.db), artifacts)
+        install_arrays(arrays, path)
+        move_atomic(written.path, path)
+        write_sidecar(path, artifact.id, artifact.sha256)
+        remove_delta(path)
 
 
 def _try_delta(store: GraphStore, settings: GraphSettings, path: Path, artifacts: ArtifactStore,
@@ -195,10 +247,10 @@ def _try_delta(store: GraphStore, settings: GraphSettings, path: Path, artifacts
     if published is None or installed_artifact(path) != published.sha256:
         return None
     base = load_graph(path, document_edge_weight=settings.document_edge_weight)
-    if len(base.chunk_ids) < settings.delta_min_chunks:
+    if base.chunk_count < settings.delta_min_chunks:
         return None
-    last = base.last_chunk_id
-    if "processed_seq" not in base.manifest or store.processed_out_of_order(base.manifest["processed_seq"], last):
+    last, processed_seq = base.last_chunk_id, base.processed_seq()
+    if processed_seq is None or store.processed_out_of_order(processed_seq, last):
         return None  # a base from before the order was kept, or an upload that committed below its last id
     previous = artifacts.current(GRAPH_DELTA)
     since = (previous.manifest.get("deleting_since") if previous is not None
@@ -208,9 +260,9 @@ def _try_delta(store: GraphStore, settings: GraphSettings, path: Path, artifacts
     stage("finding what the added documents change")
     delta = build_delta(store, base, published.sha256, embedder=embedder if settings.link_vectors else None,
                         previous=local_delta(path))
-    if not 0 < delta.size <= settings.delta_max_share * len(base.chunk_ids):
+    if not 0 < delta.size <= settings.delta_max_share * base.chunk_count:
         return None  # nothing added (a delete: the whole build drops its words), or too much for a delta
-    if delta.deletions != base.manifest.get("deletions"):  # the base holds deleted documents: start the clock
+    if delta.deletions != base.deletions():  # the base holds deleted documents: start the clock
         since = since if since is not None else time.time()
         if time.time() - float(since) >= settings.compact_after:
             return None

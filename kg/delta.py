@@ -123,7 +123,7 @@ def build_delta(store: GraphStore, base: LoadedGraph, base_artifact: str, *,
     home: dict[int, list[int]] = defaultdict(list)
     for chunk_id, doc in rows.chunk_documents:
         home[doc].append(chunk_id)
-    removed = _removed_documents(store, base) if rows.deletions != base.manifest.get("deletions") else []
+    removed = _removed_documents(store, base) if rows.deletions != base.deletions() else []
     relinked = _relink(store, base, added, home, last, removed)
     for doc in added:
         key = document_node(doc.document_id)
@@ -149,7 +149,7 @@ def build_delta(store: GraphStore, base: LoadedGraph, base_artifact: str, *,
 
 def _removed_documents(store: GraphStore, base: LoadedGraph) -> list[int]:
     """The base's title documents that are no longer stored."""
-    ids = [int(d) for d in base.titles.documents]
+    ids = [int(d) for d in base.title_index().documents]
     return sorted(set(ids) - store.stored_documents(ids))
 
 
@@ -187,11 +187,11 @@ class _Relinked:
     edges: list[dict[str, Any]]
     mentioned_in: dict[int, set[int]]
     """Document → the chunks that link to it, for every document whose set the additions changed."""
-    base_df: Mapping[str, int]
+    base: LoadedGraph
     changed_df: dict[str, int]
 
     def alias_df(self, alias: str) -> int:
-        return self.changed_df.get(alias, self.base_df.get(alias, 0))
+        return self.changed_df.get(alias, self.base.alias_df_of(alias, 0))
 
 
 def merged_titles(base: TitleIndex, added: Iterable[TitleDocument], removed: Iterable[int] = ()) -> TitleIndex:
@@ -217,7 +217,7 @@ def merged_titles(base: TitleIndex, added: Iterable[TitleDocument], removed: Ite
 def changed_aliases(base: LoadedGraph | TitleIndex, added: Iterable[TitleDocument], removed: Iterable[int]
                     ) -> list[str]:
     """The title aliases whose documents change: those of the added documents and of the removed ones."""
-    titles = base.titles if isinstance(base, LoadedGraph) else base
+    titles = base.title_index() if isinstance(base, LoadedGraph) else base
     out = {a for d in added for a in d.aliases}
     for doc in removed:
         known = titles.documents.get(doc)
@@ -230,7 +230,7 @@ def _relink(store: GraphStore, base: LoadedGraph, added: list[TitleDocument], ho
             last: int, removed: list[int]) -> _Relinked:
     """The mention links the additions (and removals from the title index) change, and what they change in the
     documents' mention sets."""
-    index = merged_titles(base.titles, added, removed)
+    index = merged_titles(base.title_index(), added, removed)
     new_aliases = changed_aliases(base, added, removed)
     # Documents whose links may change: the new ones, and the older ones that write a changed alias.
     changed = set(home) | store.documents_writing(new_aliases, up_to_chunk=last)
@@ -238,7 +238,7 @@ def _relink(store: GraphStore, base: LoadedGraph, added: list[TitleDocument], ho
     raw = _matches(index, first)
     partners = {t for *_, targets, _alias, _s in raw for t in targets}
     for doc in changed:
-        node = base.document_index.get(doc)
+        node = base.document_node_of(doc)
         if node is not None:
             partners.update(_document_neighbours(base, node))
     others = partners - changed
@@ -251,8 +251,8 @@ def _relink(store: GraphStore, base: LoadedGraph, added: list[TitleDocument], ho
     changed_df = {a: len(writers[a]) for a in new_aliases}
     for alias, docs in writers.items():
         if alias not in new_alias_set and (docs & set(home)):
-            changed_df[alias] = base.alias_df.get(alias, 0) + len(docs & set(home))
-    relinked = _Relinked([], {}, base.alias_df, changed_df)
+            changed_df[alias] = base.alias_df_of(alias, 0) + len(docs & set(home))
+    relinked = _Relinked([], {}, base, changed_df)
     links: dict[tuple[int, int], MentionLink] = {}
     for chunk_id, doc, targets, alias, sentence in raw:
         if not targets:
@@ -263,7 +263,7 @@ def _relink(store: GraphStore, base: LoadedGraph, added: list[TitleDocument], ho
             if k not in links or links[k].weight < weight:
                 links[k] = MentionLink(chunk_id, doc, target, alias, weight, sentence)
     def has_node(doc: int) -> bool:
-        return doc in index.documents and (doc in home or doc in base.document_index)
+        return doc in index.documents and (doc in home or base.document_node_of(doc) is not None)
 
     kept = [link for link in links.values() if has_node(link.target) and has_node(link.source_document)]
     relinked.mentioned_in = _mention_sets(base, kept, {c for c, *_ in raw}, has_node)
@@ -291,7 +291,7 @@ def _document_neighbours(graph: LoadedGraph, node: int) -> set[int]:
     """The documents a document node is linked with in the base."""
     out = set()
     for other in graph.neighbours(node)[0].tolist():
-        key = graph.keys[other]
+        key = graph.key(other)
         if key.startswith(DOCUMENT_PREFIX):
             out.add(document_id(key))
     return out
@@ -304,19 +304,19 @@ def _mention_sets(base: LoadedGraph, links: list[MentionLink], scanned: set[int]
     now: dict[int, set[int]] = defaultdict(set)
     for link in links:
         now[link.target].add(link.chunk_id)
-    columns = np.flatnonzero(np.isin(base.chunk_ids, np.fromiter(scanned, dtype=np.int64)))
+    columns = np.flatnonzero(np.isin(base.all_chunk_ids(), np.fromiter(scanned, dtype=np.int64)))
     touched = set(now)
     for column in columns.tolist():
         for node in base.entities_of_chunk(column).tolist():
-            key = base.keys[node]
+            key = base.key(node)
             if key.startswith(DOCUMENT_PREFIX):
                 touched.add(document_id(key))
     out = {}
     for doc in touched:
         if not has_node(doc):
             continue
-        node = base.document_index.get(doc)
-        before = set() if node is None else {int(base.chunk_ids[c]) for c in base.chunk_columns_of_entity(node)}
+        node = base.document_node_of(doc)
+        before = set() if node is None else {int(c) for c in base.chunk_ids_at(base.chunk_columns_of_entity(node))}
         after = (before - scanned) | now.get(doc, set())
         if after != before or node is None:
             out[doc] = after
@@ -341,7 +341,7 @@ def _link_records(base: LoadedGraph, links: list[MentionLink], changed: set[int]
     records = [{"kind": MENTIONS_DOCUMENT, "weight": max(r["weight"] for r in rels), "relations": rels,
                 "source": a, "target": b} for (a, b), rels in sorted(pairs.items())]
     for doc in sorted(changed):
-        node = base.document_index.get(doc)
+        node = base.document_node_of(doc)
         if node is None or not has_node(doc):
             continue
         for other in sorted(_document_neighbours(base, node)):
@@ -356,13 +356,14 @@ def _new_link_vectors(base: LoadedGraph, edges: list[dict[str, Any]], embedder: 
                       previous: GraphDelta | None) -> tuple[dict[str, np.ndarray], str]:
     """Vectors of the delta's link sentences the base has none for, by the base's model (none without one):
     the previous delta's where it made them, the rest embedded now."""
-    if embedder is None or not base.link_vectors_model or base.link_vectors_model != embedder.stamp:
+    if embedder is None or not base.embeds_links_with(embedder.stamp):
         return {}, ""
+    stored = base.link_vectors_for(embedder.stamp)
     sentences = sorted({e["relations"][0].get("sentence", "") for e in edges
                         if e.get("kind") == MENTIONS_DOCUMENT} - {""})
     lent = previous.link_vectors if previous is not None and previous.link_vectors_model == embedder.stamp else {}
-    out = {s: lent[s] for s in sentences if s not in base.link_vectors and s in lent}
-    missing = [s for s in sentences if s not in base.link_vectors and s not in lent]
+    out = {s: lent[s] for s in sentences if s not in stored and s in lent}
+    missing = [s for s in sentences if s not in stored and s not in lent]
     if missing:
         out.update(zip(missing, embedder.encode(missing, step=LINK_VECTOR_STEP).astype(np.float16), strict=True))
     return out, embedder.stamp

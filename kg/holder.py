@@ -172,7 +172,7 @@ class GraphHolder:
         if self._refused is not None and self._refused[0] == key:
             raise self._refused[1]
         base = self._base
-        if base is None or base.signature != key[0]:
+        if base is None or not base.read_from(key[0]):
             base = load_graph(self.path, document_edge_weight=self.document_edge_weight)
         try:
             self._check(base)
@@ -186,7 +186,7 @@ class GraphHolder:
 
     def _check(self, graph: LoadedGraph) -> None:
         if self.database_id is not None:
-            check_database(graph.manifest, self.database_id(), f"the graph file at {graph.path}",
+            check_database(graph.build_manifest(), self.database_id(), f"the graph file at {graph.loaded_from}",
                            fix="run `kgrag graph build` against this database (or POST /v1/graph/build)")
 
     def install(self, folder: Path, artifact_id: int, sha256: str) -> LoadedGraph:

@@ -82,23 +82,23 @@ class Linker:
         An alias naming several documents goes to the one whose whole title it is, or whose
         disambiguator the question also writes, else is shared among them.
         """
-        if not graph.document_index:
+        if not graph.has_documents():
             return []
         words = tokens(question)
         context = {w.key for w in words}
         spans = []
-        for start, end, alias in graph.titles.matches(words):
+        for start, end, alias in graph.title_index().matches(words):
             if all(w.key in self._stop for w in words[start:end]):
                 continue
-            targets = graph.titles.resolve(alias, context)
+            targets = graph.title_index().resolve(alias, context)
             if not targets:  # too ambiguous to name any document (documents.MAX_ALIAS_TARGETS)
                 continue
             text = question[words[start].start:words[end - 1].end]
             weight = _case_weight(text, cased) / len(targets)
-            precision = specificity(graph.alias_df.get(alias, 1))
+            precision = specificity(graph.alias_df_of(alias, 1))
             for document_id in targets:
                 node = graph.document_node(document_id)
-                _keep(found, LinkedEntity(node, graph.names[node], text, TITLE, weight, precision))
+                _keep(found, LinkedEntity(node, graph.name(node), text, TITLE, weight, precision))
             spans.append((words[start].start, words[end - 1].end))
         return spans
 
@@ -114,7 +114,7 @@ class Linker:
         """Longest first; a match claims its words, so "Lothair II" beats "Lothair" and "II"."""
         tokens = [w for w, _, _ in words]
         pending: list[tuple[int, int]] = []
-        for n in range(min(graph.max_name_tokens, len(tokens)), 0, -1):
+        for n in range(min(graph.longest_name_tokens, len(tokens)), 0, -1):
             for i in range(len(tokens) - n + 1):
                 if any(covered[i:i + n]) or all(t.lower() in self._stop for t in tokens[i:i + n]):
                     continue
@@ -174,9 +174,10 @@ class Linker:
 
 
 def _linked(graph: LoadedGraph, index: int, text: str, how: str, quality: float) -> LinkedEntity:
-    df = float(graph.document_frequency[index]) if graph.document_frequency.size else 1.0
+    counts = graph.mention_counts()
+    df = float(counts[index]) if counts.size else 1.0
     specificity = 1.0 / math.log2(1.0 + max(df, 1.0))
-    return LinkedEntity(index, graph.names[index], text, how, MATCH_WEIGHT[how] * quality * specificity)
+    return LinkedEntity(index, graph.name(index), text, how, MATCH_WEIGHT[how] * quality * specificity)
 
 
 def _case_weight(text: str, cased: bool) -> float:

@@ -51,18 +51,18 @@ def liveness(graph: LoadedGraph, gone_chunk_ids: np.ndarray) -> Liveness:
     Only what the gone chunks touch is looked at: the nodes they mention or are homed in, then the matrix
     entries that point at a node now hidden. A delete of a few documents costs the few rows they reach
     (and one pass over the entries' columns), not a product of every matrix with the corpus."""
-    live = ~np.isin(graph.chunk_ids, gone_chunk_ids)
+    live = ~np.isin(graph.all_chunk_ids(), gone_chunk_ids)
     gone_columns = np.flatnonzero(~live)
-    touched = np.unique(np.concatenate([graph.chunk_entities[gone_columns].indices,
-                                        graph.chunk_home[gone_columns]])).astype(np.int64)
+    touched = np.unique(np.concatenate([graph.entities_of_chunks(gone_columns),
+                                        graph.homes_of_chunks(gone_columns)])).astype(np.int64)
     touched = touched[touched >= 0]  # -1: a chunk whose document has no node
     weight = live.astype(np.float64)
-    home, mentions = graph.home[touched], graph.entity_chunks[touched]
+    home, mentions = graph.home_matrix()[touched], graph.mention_matrix()[touched]
     homed, mentioned = np.diff(home.indptr) > 0, np.diff(mentions.indptr) > 0
     home_live, mentioned_live = np.asarray(home @ weight).ravel() > 0, np.asarray(mentions @ weight).ravel() > 0
     hidden = np.zeros(graph.node_count, dtype=bool)
     hidden[touched] = np.where(homed, ~home_live, mentioned & ~mentioned_live)
-    transition = graph.transition
+    transition = graph.transition_matrix()
     into_hidden = np.flatnonzero(hidden[transition.indices])  # entries whose column is hidden
     rows = np.searchsorted(transition.indptr, into_hidden, side="right") - 1
     live_edges = np.diff(transition.indptr) - np.bincount(rows, minlength=graph.node_count)
@@ -96,7 +96,7 @@ GoneChunks = Callable[[np.ndarray, int], np.ndarray]
 def built_at(graph: LoadedGraph) -> int:
     """The corpus version the graph's chunk columns were taken at: a delta's base, whose columns it keeps
     (a chunk deleted between the base and the delta is still among them)."""
-    delta = graph.manifest.get("delta")
+    delta = graph.delta()
     return int(delta["base_version"]) if delta else graph.corpus_version
 
 
@@ -105,13 +105,13 @@ def current_liveness(graph: LoadedGraph, state: CorpusState, gone_chunk_ids: Gon
     since the build: the corpus is as it was built, or only grew), else computed once per version (one query
     for the chunks deleted since), for the views and the traversal alike. Read the state before calling, so
     a delete that lands meanwhile is applied, never missed."""
-    deletions = graph.manifest.get("deletions")  # a delta's graph keeps its base's: the base holds what was deleted
+    deletions = graph.deletions()  # a delta's graph keeps its base's: the base holds what was deleted
     if state.deletions == deletions or (deletions is None and state.version == graph.corpus_version):
         return None
     version = state.version
 
     def make() -> Liveness | None:
-        live = liveness(graph, gone_chunk_ids(graph.chunk_ids, built_at(graph)))
+        live = liveness(graph, gone_chunk_ids(graph.all_chunk_ids(), built_at(graph)))
         return None if live.live_columns.all() else live
 
     return graph.derived("liveness", lambda _: _LatestLiveness()).get(version, make)

@@ -11,49 +11,71 @@ copied at all: kg.delta's Overlay lays the delta's entries over the base's.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from kgrag.kg.assemble import edge_weight, link_sentence
+from kgrag.kg.assemble import DeltaChanges, Row, edge_weight, link_sentence, overlaid
 from kgrag.kg.canonical import entity_key
-from kgrag.kg.delta import REMOVED, GraphDelta, Overlay, merged_titles
+from kgrag.kg.delta import REMOVED, GraphDelta
 from kgrag.kg.documents import TitleDocument
 from kgrag.kg.graphfile import DOCUMENT, MENTIONS_DOCUMENT, document_id
 from kgrag.kg.serving import LoadedGraph, fuzzy_bucket
 
-Row = tuple[np.ndarray, np.ndarray]
-"""A matrix row: its sorted column indices and their values."""
-
-
-class Extended(Sequence[str]):
-    """A base name table with some entries replaced and new ones after it."""
-
-    def __init__(self, base: Sequence[str], over: Mapping[int, str], tail: Sequence[str]) -> None:
-        self._base, self._over, self._tail = base, over, tail
-        self._n = len(base)
-
-    def __len__(self) -> int:
-        return self._n + len(self._tail)
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        i = int(i)
-        if i < 0:
-            i += len(self)
-        if i in self._over:
-            return self._over[i]
-        return self._base[i] if i < self._n else self._tail[i - self._n]
-
-    def __iter__(self) -> Iterator[str]:
-        return (self[i] for i in range(len(self)))
-
 
 def with_delta(base: LoadedGraph, delta: GraphDelta, *, document_edge_weight: float) -> LoadedGraph:
-    """The graph a full build of the delta's corpus would serve, up to kg.delta's stated differences."""
-    n0, c0 = base.node_count, len(base.chunk_ids)
+    """The graph a full build of the delta's corpus would serve, up to kg.delta's stated differences.
+
+    In the order the module's docstring tells it: the rows the delta touches (its new nodes and chunk columns),
+    then its nodes' rows, then its links' rows, then the names that find them; kg.assemble lays them over the
+    base."""
+    rows = _touched_rows(base, delta)
+    nodes = _node_rows(delta, rows)
+    links = _link_rows(base, delta, rows, document_edge_weight)
+    names = _names(base, rows, nodes)
+    return overlaid(base, delta, DeltaChanges(
+        new_keys=rows.new_keys, index_over=rows.index_over, chunk_ids=rows.chunk_ids, names_over=nodes.names_over,
+        labels_over=nodes.labels_over, mention_rows=nodes.mention_rows, home_rows=nodes.home_rows,
+        documents=nodes.documents, relation_ids=links.relation_ids, adjacency_rows=links.adjacency_rows,
+        label_rows=links.label_rows, transition_rows=links.transition_rows, sentences=links.sentences,
+        dropped=links.dropped, alias_over=names.alias_over, unaliased=names.unaliased,
+        bucket_over=names.bucket_over, named=names.named))
+
+
+@dataclass(frozen=True)
+class _Touched:
+    """The rows and columns a delta adds: its new nodes after the base's, its chunks after the base's."""
+
+    base: LoadedGraph
+    new_keys: list[str]
+    index_over: dict[str, int]
+    chunk_ids: np.ndarray
+
+    @property
+    def node_count(self) -> int:
+        return self.base.node_count + len(self.new_keys)
+
+    def node(self, key: str) -> int:
+        """A key's node, the delta's or the base's (KeyError when neither has it)."""
+        if key in self.index_over:
+            return self.index_over[key]
+        node = self.base.node_of(key)
+        if node is None:
+            raise KeyError(key)
+        return node
+
+    def knows(self, key: str) -> bool:
+        return key in self.index_over or self.base.node_of(key) is not None
+
+    def columns(self, chunks: Any) -> np.ndarray:
+        """The chunk columns of (chunk id, count) pairs."""
+        ids = np.asarray([c for c, _count in chunks], dtype=np.int64)
+        return np.searchsorted(self.chunk_ids, ids)
+
+
+def _touched_rows(base: LoadedGraph, delta: GraphDelta) -> _Touched:
+    n0 = base.node_count
     new_keys: list[str] = []
     index_over: dict[str, int] = {}
     for record in delta.nodes:
@@ -61,53 +83,67 @@ def with_delta(base: LoadedGraph, delta: GraphDelta, *, document_edge_weight: fl
         if base.node_of(key) is None and key not in index_over:
             index_over[key] = n0 + len(new_keys)
             new_keys.append(key)
-    index = Overlay(base.index, index_over)
-    n = n0 + len(new_keys)
     new_chunks = np.asarray([c for c, _ in delta.chunk_documents], dtype=np.int64)
-    if c0 and new_chunks.size and new_chunks.min() <= base.chunk_ids[-1]:
+    if base.chunk_count and new_chunks.size and new_chunks.min() <= base.last_chunk_id:
         raise ValueError("a graph delta's chunks must all come after its base's last chunk")
-    chunk_ids = np.concatenate([np.asarray(base.chunk_ids, dtype=np.int64), new_chunks])
-    shape = (n, len(chunk_ids))
+    chunk_ids = np.concatenate([np.asarray(base.all_chunk_ids(), dtype=np.int64), new_chunks])
+    return _Touched(base, new_keys, index_over, chunk_ids)
 
-    def columns(chunks: Any) -> np.ndarray:
-        ids = np.asarray([c for c, _count in chunks], dtype=np.int64)
-        return np.searchsorted(chunk_ids, ids)
 
-    names_over: dict[int, str] = {}
-    labels_over: dict[int, str] = {}
-    mention_rows: dict[int, Row] = {}
-    home_rows: dict[int, Row] = {}
-    entity_aliases: list[tuple[int, list[str]]] = []
-    documents: list[TitleDocument] = []
+@dataclass
+class _Nodes:
+    """What the delta's node records set: names, labels, mention and home rows, title documents, aliases."""
+
+    names_over: dict[int, str] = field(default_factory=dict)
+    labels_over: dict[int, str] = field(default_factory=dict)
+    mention_rows: dict[int, Row] = field(default_factory=dict)
+    home_rows: dict[int, Row] = field(default_factory=dict)
+    documents: list[TitleDocument] = field(default_factory=list)
+    entity_aliases: list[tuple[int, list[str]]] = field(default_factory=list)
+
+
+def _node_rows(delta: GraphDelta, rows: _Touched) -> _Nodes:
+    out = _Nodes()
     for record in delta.nodes:
-        i = index[record["id"]]
+        i = rows.node(record["id"])
         if "name" in record:
-            names_over[i] = record["name"]
+            out.names_over[i] = record["name"]
         if "label" in record:
-            labels_over[i] = record["label"]
+            out.labels_over[i] = record["label"]
         if "chunks" in record:
-            cols = np.unique(columns(record["chunks"]))
-            mention_rows[i] = (cols, np.ones(cols.size))
+            cols = np.unique(rows.columns(record["chunks"]))
+            out.mention_rows[i] = (cols, np.ones(cols.size))
         if "home" in record:
-            cols = np.unique(columns([(c, 1) for c in record["home"]]))
-            home_rows[i] = (cols, np.ones(cols.size))
+            cols = np.unique(rows.columns([(c, 1) for c in record["home"]]))
+            out.home_rows[i] = (cols, np.ones(cols.size))
         if record.get("kind") == DOCUMENT and "full_key" in record:
-            documents.append(TitleDocument(document_id(record["id"]), record["name"], record["full_key"],
-                                           tuple(record["aliases"])))
+            out.documents.append(TitleDocument(document_id(record["id"]), record["name"], record["full_key"],
+                                               tuple(record["aliases"])))
         elif record.get("kind") != DOCUMENT and record.get("aliases"):
-            entity_aliases.append((i, record["aliases"]))
-    entity_chunks = replace_rows(base.entity_chunks, shape, mention_rows)
-    home = replace_rows(base.home, shape, home_rows)
-    chunk_home = np.concatenate([np.asarray(base.chunk_home, dtype=np.int64), np.full(new_chunks.size, -1)])
-    for i, (cols, _values) in home_rows.items():
-        chunk_home[cols] = i
+            out.entity_aliases.append((i, record["aliases"]))
+    return out
 
-    relation_ids = {name: k + 1 for k, name in enumerate(base.relation_names)}
+
+@dataclass(frozen=True)
+class _Links:
+    """The adjacency, transition and edge-label rows the delta's edge records rewrite, and the mention links'
+    sentences it adds (``dropped``: the pairs it unlinks)."""
+
+    relation_ids: dict[str, int]
+    adjacency_rows: dict[int, Row]
+    label_rows: dict[int, Row]
+    transition_rows: dict[int, Row]
+    sentences: dict[tuple[int, int], str]
+    dropped: set[tuple[int, int]]
+
+
+def _link_rows(base: LoadedGraph, delta: GraphDelta, rows: _Touched, document_edge_weight: float) -> _Links:
+    relation_ids = base.relation_ids()
     edits: dict[int, dict[int, tuple[float, int] | None]] = defaultdict(dict)
     sentences: dict[tuple[int, int], str] = {}
     dropped: set[tuple[int, int]] = set()
     for edge in delta.edges:
-        a, b = index[edge["source"]], index[edge["target"]]
+        a, b = rows.node(edge["source"]), rows.node(edge["target"])
         if edge.get(REMOVED):
             edits[a][b] = edits[b][a] = None
             dropped.update({(a, b), (b, a)})
@@ -119,72 +155,60 @@ def with_delta(base: LoadedGraph, delta: GraphDelta, *, document_edge_weight: fl
             sentences[(a, b)] = sentences[(b, a)] = link_sentence(edge)
     adjacency_rows, label_rows, transition_rows = {}, {}, {}
     for row, changes in edits.items():
-        entries: dict[int, tuple[float, int]] = {}
-        if row < n0:
-            cols, weights = _row(base.adjacency, row)
-            label_cols, labels = _row(base.edge_labels, row)
-            label_of = dict(zip(label_cols.tolist(), labels.tolist(), strict=True))
-            entries = {c: (w, int(label_of.get(c, 0))) for c, w in zip(cols.tolist(), weights.tolist(), strict=True)}
-        for col, value in changes.items():
-            if value is None:
-                entries.pop(col, None)
-            else:
-                entries[col] = value
+        entries = _edited_row(base, row, changes)
         cols = np.asarray(sorted(entries), dtype=np.int64)
         weights = np.asarray([entries[c][0] for c in cols.tolist()], dtype=np.float64)
         total = float(np.cumsum(weights)[-1]) if weights.size else 0.0
         adjacency_rows[row] = (cols, weights)
         label_rows[row] = (cols, np.asarray([entries[c][1] for c in cols.tolist()], dtype=np.int32))
         transition_rows[row] = (cols, weights * (1.0 / total if total > 0 else 0.0))
-    square = (n, n)
-    adjacency = replace_rows(base.adjacency, square, adjacency_rows)
-    transition = replace_rows(base.transition, square, transition_rows)
-    edge_labels = replace_rows(base.edge_labels, square, label_rows)
+    return _Links(relation_ids, adjacency_rows, label_rows, transition_rows, sentences, dropped)
 
+
+def _edited_row(base: LoadedGraph, row: int, changes: Mapping[int, tuple[float, int] | None]
+                ) -> dict[int, tuple[float, int]]:
+    """Neighbour → (weight, label id) of one row after the delta's changes (None: the edge goes)."""
+    entries: dict[int, tuple[float, int]] = {}
+    if row < base.node_count:
+        cols, weights, label_of = base.edge_row(row)
+        entries = {c: (w, int(label_of.get(c, 0))) for c, w in zip(cols.tolist(), weights.tolist(), strict=True)}
+    for col, value in changes.items():
+        if value is None:
+            entries.pop(col, None)
+        else:
+            entries[col] = value
+    return entries
+
+
+@dataclass(frozen=True)
+class _Names:
+    """The entity aliases and fuzzy buckets that find the delta's nodes."""
+
+    alias_over: dict[str, tuple[int, ...]]
+    unaliased: list[str]
+    """Aliases that a new node's key now names instead."""
+    bucket_over: dict[str, tuple[str, ...]]
+    named: list[str]
+    """The new keys and aliases (their word counts bound the question n-grams linking tries)."""
+
+
+def _names(base: LoadedGraph, rows: _Touched, nodes: _Nodes) -> _Names:
     alias_over: dict[str, set[int]] = {}
-    for i, names in entity_aliases:
+    for i, names in nodes.entity_aliases:
         for alias in names:
             ak = entity_key(alias)
-            if ak and ak not in index:
+            if ak and not rows.knows(ak):
                 alias_over.setdefault(ak, set(base.aliased(ak))).add(i)
-    unaliased = [k for k in new_keys if base.aliased(k)]  # a new node's key is no longer an alias
-    aliases = Overlay(base.aliases, {k: tuple(sorted(v)) for k, v in alias_over.items()}, unaliased)
+    unaliased = [k for k in rows.new_keys if base.aliased(k)]  # a new node's key is no longer an alias
     bucket_over: dict[str, list[str]] = {}
-    for k in [*(k for k in new_keys if not k.startswith("doc:")), *(k for k in alias_over if not base.aliased(k))]:
+    for k in [*(k for k in rows.new_keys if not k.startswith("doc:")),
+              *(k for k in alias_over if not base.aliased(k))]:
         bucket = fuzzy_bucket(k[0], len(k))
-        members = bucket_over.setdefault(bucket, list(base.fuzzy_buckets.get(bucket, ())))
+        members = bucket_over.setdefault(bucket, list(base.fuzzy_bucket_members(bucket)))
         if k not in members:
             members.append(k)
-    named = [*new_keys, *alias_over]
-    link_vectors: Mapping[str, np.ndarray] = base.link_vectors
-    if delta.link_vectors and delta.link_vectors_model == base.link_vectors_model:
-        link_vectors = Overlay(base.link_vectors, delta.link_vectors)
-    new_documents = sum(1 for k in new_keys if k.startswith("doc:"))
-    return LoadedGraph(
-        path=base.path, signature=base.signature,
-        manifest={**base.manifest, "corpus_version": delta.corpus_version,
-                  "delta": {"base_version": base.corpus_version, "base_artifact": delta.base_artifact,
-                            "chunks": delta.size}},
-        keys=Extended(base.keys, {}, new_keys), names=Extended(base.names, names_over, [
-            names_over[n0 + j] for j in range(len(new_keys))]),
-        labels=Extended(base.labels, labels_over, [labels_over.get(n0 + j, "") for j in range(len(new_keys))]),
-        index=index, aliases=aliases,
-        fuzzy_buckets=Overlay(base.fuzzy_buckets, {b: tuple(m) for b, m in bucket_over.items()}),
-        adjacency=adjacency, transition=transition, degree=np.maximum(np.diff(transition.indptr), 1),
-        edge_labels=edge_labels, relation_names=tuple(sorted(relation_ids, key=relation_ids.__getitem__)),
-        entity_chunks=entity_chunks, chunk_entities=entity_chunks.T.tocsr(), chunk_ids=chunk_ids,
-        document_frequency=np.asarray(entity_chunks.sum(axis=1)).ravel(),
-        max_name_tokens=max([base.max_name_tokens, *(k.count(" ") + 1 for k in named)]),
-        home=home, chunk_home=chunk_home, titles=merged_titles(base.titles, documents, delta.removed_documents),
-        document_index=Overlay(base.document_index, {d.document_id: index[f"doc:{d.document_id}"]
-                                                      for d in documents}),
-        alias_df=Overlay(base.alias_df, delta.alias_df),
-        link_sentences=Overlay(base.link_sentences, sentences, dropped - set(sentences)),
-        stats={"entities": base.stats.get("entities", 0) + len(new_keys) - new_documents,
-               "documents": base.stats.get("documents", 0) + new_documents,
-               "edges": int(adjacency.nnz // 2), "chunks": len(chunk_ids)},
-        link_vectors=link_vectors, link_vectors_model=base.link_vectors_model,
-    )
+    return _Names({k: tuple(sorted(v)) for k, v in alias_over.items()}, unaliased,
+                  {b: tuple(m) for b, m in bucket_over.items()}, [*rows.new_keys, *alias_over])
 
 
 def networkx_with_delta(g: Any, delta: GraphDelta) -> Any:
@@ -206,35 +230,3 @@ def networkx_with_delta(g: Any, delta: GraphDelta) -> Any:
     return g
 
 
-def _row(matrix: sp.csr_matrix, row: int) -> Row:
-    span = slice(int(matrix.indptr[row]), int(matrix.indptr[row + 1]))
-    return np.asarray(matrix.indices[span]), np.asarray(matrix.data[span])
-
-
-def replace_rows(base: sp.csr_matrix, shape: tuple[int, int], rows: Mapping[int, Row]) -> sp.csr_matrix:
-    """``base`` grown to ``shape`` (new rows and columns empty) with ``rows`` replaced: every other row is
-    copied in one vectorised pass, so the cost is one pass over the entries, not one per replaced row."""
-    old_rows = base.shape[0]
-    old_lengths = np.diff(np.asarray(base.indptr, dtype=np.int64))
-    lengths = np.zeros(shape[0], dtype=np.int64)
-    lengths[:old_rows] = old_lengths
-    touched = np.asarray(sorted(rows), dtype=np.int64)
-    for r in touched.tolist():
-        lengths[r] = rows[r][0].size
-    indptr = np.zeros(shape[0] + 1, dtype=np.int64)
-    np.cumsum(lengths, out=indptr[1:])
-    indices = np.empty(int(indptr[-1]), dtype=np.int64)
-    data = np.empty(int(indptr[-1]), dtype=base.data.dtype)
-    keep_row = np.ones(old_rows, dtype=bool)
-    keep_row[touched[touched < old_rows]] = False
-    entry_row = np.repeat(np.arange(old_rows, dtype=np.int64), old_lengths)
-    keep = keep_row[entry_row]
-    offset = np.arange(entry_row.size, dtype=np.int64) - np.asarray(base.indptr, dtype=np.int64)[entry_row]
-    target = indptr[entry_row[keep]] + offset[keep]
-    indices[target] = np.asarray(base.indices)[keep]
-    data[target] = np.asarray(base.data)[keep]
-    for r in touched.tolist():
-        cols, values = rows[r]
-        indices[indptr[r]:indptr[r + 1]] = cols
-        data[indptr[r]:indptr[r + 1]] = values
-    return sp.csr_matrix((data, indices, indptr), shape=shape)

@@ -70,7 +70,7 @@ def seeds_of(linked: list[LinkedEntity]) -> tuple[np.ndarray, np.ndarray]:
 
 def score(graph: LoadedGraph, linked: list[LinkedEntity], *, traversal: Traversal, damping: float,
           hops: int, limit: int, mention_share: float, live: Liveness | None = None) -> Scored:
-    """The ``limit`` best chunk columns (into ``graph.chunk_ids``) with their scores, best first.
+    """The ``limit`` best chunk columns (``graph.chunk_ids_at`` reads their ids) with their scores, best first.
 
     The traversal parameters and ``mention_share`` come from GraphSettings (the one home of their defaults).
     ``live`` (kg.liveness): what deleted documents took out since the build, which neither seeds, carries
@@ -83,14 +83,15 @@ def score(graph: LoadedGraph, linked: list[LinkedEntity], *, traversal: Traversa
         return Scored(empty.astype(np.int64), empty, empty.astype(np.int64), empty)
     if traversal == "ppr":
         if live is None:
-            reached, mass = ppr_push(graph.transition, seed_ids, seed_values, damping=damping, degree=graph.degree)
+            reached, mass = ppr_push(graph.transition_matrix(), seed_ids, seed_values, damping=damping,
+                                     degree=graph.push_degree())
         else:
-            reached, mass = ppr_push(graph.transition, seed_ids, seed_values, damping=damping, degree=live.degree,
-                                     hidden=live.hidden, keep=live.keep)
+            reached, mass = ppr_push(graph.transition_matrix(), seed_ids, seed_values, damping=damping,
+                                     degree=live.degree, hidden=live.hidden, keep=live.keep)
     else:
         seeds = np.zeros(graph.node_count)  # k-hop is the simple alternative, dense by design
         seeds[seed_ids] = seed_values
-        dense = khop_scores(graph.adjacency, seeds, hops=hops, blocked=None if live is None else live.hidden)
+        dense = khop_scores(graph.adjacency_matrix(), seeds, hops=hops, blocked=None if live is None else live.hidden)
         reached = np.flatnonzero(dense)
         mass = dense[reached]
     keep = mass > 0
@@ -103,7 +104,7 @@ def score(graph: LoadedGraph, linked: list[LinkedEntity], *, traversal: Traversa
     if nonzero.size > limit:
         part = np.argpartition(-chunk_scores[nonzero], limit - 1)[:limit]
         nonzero = nonzero[part]
-    best = nonzero[np.lexsort((graph.chunk_ids[columns[nonzero]], -chunk_scores[nonzero]))]
+    best = nonzero[np.lexsort((graph.chunk_ids_at(columns[nonzero]), -chunk_scores[nonzero]))]
     return Scored(support[order], mass[order], columns[best], chunk_scores[best])
 
 
@@ -111,8 +112,8 @@ def _chunk_scores(graph: LoadedGraph, support: np.ndarray, mass: np.ndarray,
                   mention_share: float) -> tuple[np.ndarray, np.ndarray]:
     """(chunk column, score) for every chunk the supported entities reach: its home document's relevance
     plus ``mention_share`` of what it mentions."""
-    home_cols, home = spread_to_columns(graph.home, support, mass)
-    mention_cols, mention = spread_to_columns(graph.entity_chunks, support, mass)
+    home_cols, home = spread_to_columns(graph.home_matrix(), support, mass)
+    mention_cols, mention = spread_to_columns(graph.mention_matrix(), support, mass)
     columns = np.union1d(home_cols, mention_cols)
     home_all, mention_all = np.zeros(columns.size), np.zeros(columns.size)
     home_all[np.searchsorted(columns, home_cols)] = home
@@ -188,14 +189,14 @@ def explain(graph: LoadedGraph, linked: list[LinkedEntity], scored: Scored, colu
         best[col] = ranked
     seeds = np.array(sorted({e.index for e in linked}), dtype=np.int64)
     targets = {ents[0] for ents in best.values() if ents}
-    paths = (shortest_paths(graph.adjacency, seeds, targets, within=np.concatenate((scored.support, seeds)))
+    paths = (shortest_paths(graph.adjacency_matrix(), seeds, targets, within=np.concatenate((scored.support, seeds)))
              if seeds.size else {})
     out: dict[int, ChunkExplanation] = {}
     for col, ents in best.items():
         chain = paths.get(ents[0], []) if ents else []
         out[col] = ChunkExplanation(
-            entities=tuple(graph.names[e] for e in ents),
-            path=tuple(graph.names[e] for e in chain),
+            entities=tuple(graph.name(e) for e in ents),
+            path=tuple(graph.name(e) for e in chain),
             relations=tuple(graph.edge_label(a, b) for a, b in pairwise(chain)),
             evidence=tuple(graph.sentence_between(a, b) for a, b in pairwise(chain)),
         )

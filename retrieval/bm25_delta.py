@@ -29,7 +29,7 @@ import scipy.sparse as sp
 
 if TYPE_CHECKING:
     from kgrag.core.store import Store
-    from kgrag.retrieval.bm25 import BM25Index
+    from kgrag.retrieval.bm25_index import BM25Index
 
 DELTA_META = "kgrag_delta.json"
 

@@ -88,7 +88,7 @@ class GraphRetriever:
             "linked_entities": [_linked_json(e) for e in linked], "traversal": self.settings.traversal,
             "graph_corpus_version": graph.corpus_version, "stale": bool(status.reason),
         }
-        if delta := graph.manifest.get("delta"):  # served as a base with a delta laid over it (kg.delta)
+        if delta := graph.delta():  # served as a base with a delta laid over it (kg.delta)
             explanation["graph_base_version"] = delta["base_version"]
             explanation["graph_delta_chunks"] = delta["chunks"]
         if not linked:
@@ -131,15 +131,15 @@ class GraphRetriever:
                            hops=self.settings.hops, limit=limit, mention_share=self.settings.mention_share,
                            live=live)
             t1 = time.perf_counter()
-            chunk_ids = graph.chunk_ids[scored.chunk_columns].tolist()
+            chunk_ids = graph.chunk_ids_at(scored.chunk_columns).tolist()
             allowed = self._allowed(chunk_ids, query) if check else None
             t2 = time.perf_counter()
             keep = [(col, cid, s) for col, cid, s in zip(scored.chunk_columns.tolist(), chunk_ids,
                                                           scored.chunk_scores.tolist(), strict=True)
                     if allowed is None or cid in allowed][: query.k]
-            if len(keep) >= query.k or len(chunk_ids) < limit or limit >= len(graph.chunk_ids):
+            if len(keep) >= query.k or len(chunk_ids) < limit or limit >= graph.chunk_count:
                 break
-            limit = len(graph.chunk_ids)  # a narrow filter: look at every reached chunk once
+            limit = graph.chunk_count  # a narrow filter: look at every reached chunk once
         if self._embedder is not None and self.settings.hop_evidence_weight > 0:
             ids = {col: cid for col, cid, _ in keep}
             memo = self._sentence_vectors(graph)
@@ -169,7 +169,7 @@ class GraphRetriever:
         embedder = self._embedder()
         stamp = embedder.stamp
         return graph.derived(f"sentence_vectors:{stamp}", lambda g: SentenceVectors(
-            SENTENCE_MEMO, stored=g.link_vectors if g.link_vectors_model == stamp else {}))
+            SENTENCE_MEMO, stored=g.link_vectors_for(stamp)))
 
     def _similarity(self, memo: SentenceVectors, query: Query) -> Similarity:
         """Cosine similarity of link sentences to the question.

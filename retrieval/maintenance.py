@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from kgrag.core.runtime import Runtime
 from kgrag.core.types import DocumentRecord
-from kgrag.retrieval.bm25 import BM25Index, index_root, publish_index
+from kgrag.retrieval.bm25_freshness import publish_index
+from kgrag.retrieval.bm25_index import BM25Index, index_root
 
 
 def delete_document_everywhere(rt: Runtime, document_id: int) -> DocumentRecord:
@@ -23,7 +24,7 @@ def delete_document_everywhere(rt: Runtime, document_id: int) -> DocumentRecord:
 
 
 def publish_bm25(rt: Runtime, *, force: bool = False) -> BM25Index:
-    """Build the BM25 index for the corpus as it is now and publish it (see retrieval.bm25.publish_index)."""
+    """Build the BM25 index for the corpus as it is now and publish it (see retrieval.bm25_freshness.publish_index)."""
     return publish_index(rt.store, rt.settings.retrieval, rt.artifacts, index_root(rt.settings.index_dir),
                          force=force)
 

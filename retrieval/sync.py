@@ -27,7 +27,9 @@ from kgrag.core.runtime import Runtime
 from kgrag.kg.graphfile import installed_artifact
 from kgrag.kg.holder import GraphHolder, graph_holder, installed_delta
 from kgrag.kg.liveness import current_liveness
-from kgrag.retrieval.bm25 import BM25Retriever, compaction_due, delta_status, index_behind, try_publish_index
+from kgrag.retrieval.bm25 import BM25Retriever, index_behind
+from kgrag.retrieval.bm25_freshness import compaction_due, try_publish_index
+from kgrag.retrieval.bm25_index import delta_status
 
 if TYPE_CHECKING:
     from kgrag.retrieval.pipeline import QueryPipeline
@@ -104,7 +106,7 @@ class ArtifactSync:
                 loaded = self.graph.current()
                 if loaded is not None:
                     live = current_liveness(loaded, self.rt.store.corpus_state(), self.rt.store.gone_chunk_ids)
-                    delta = loaded.manifest.get("delta")
+                    delta = loaded.delta()
                     graph = {"corpus_version": loaded.corpus_version, "sha256": installed_artifact(self.graph.path),
                              "hidden_nodes": live.hidden_count if live is not None else 0,
                              "base_version": delta["base_version"] if delta else loaded.corpus_version,

@@ -209,14 +209,14 @@ def test_a_publisher_that_finds_the_delta_already_published_builds_nothing(
         delta_rt: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two publishers after one upload (the CLI and a replica's background builder): the one that waited for
     the build lock installs the delta the other published, instead of reading the corpus again."""
-    import kgrag.retrieval.bm25 as bm25
+    import kgrag.retrieval.bm25_freshness as freshness
 
     ingest(delta_rt, scifact_loaded(BASE_DOCS))
     ingest(delta_rt, scifact_loaded(NEW_DOCS, offset=BASE_DOCS))
     published = delta_rt.artifacts.current(BM25_DELTA, _retriever(delta_rt).variant)
     builds: list[int] = []
-    real = bm25.build_delta
-    monkeypatch.setattr(bm25, "build_delta", lambda *a, **kw: builds.append(1) or real(*a, **kw))
+    real = freshness.build_delta
+    monkeypatch.setattr(freshness, "build_delta", lambda *a, **kw: builds.append(1) or real(*a, **kw))
     again = publish_bm25(delta_rt)
     assert builds == [] and again.delta is not None and again.serving_version == delta_rt.store.corpus_version()
     assert delta_rt.artifacts.current(BM25_DELTA, _retriever(delta_rt).variant) == published

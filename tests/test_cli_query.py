@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from kgrag.api.cli import app
-from kgrag.api.cli.query import EMPTY_STORE_EXIT
+from kgrag.api.cli.questions import EMPTY_STORE_EXIT
 from kgrag.core.runtime import Runtime
 from kgrag.retrieval.rerank import reranker_fix
 from typer.testing import CliRunner

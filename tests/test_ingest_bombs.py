@@ -199,8 +199,8 @@ def test_a_parse_that_overruns_or_dies_fails_alone() -> None:
     import time
 
     from kgrag.core.errors import IngestError
-    from kgrag.core.sandbox import PARSER_MODULES, Sandbox
-    from kgrag.ingest.loaders import load_bytes
+    from kgrag.core.sandbox import Sandbox
+    from kgrag.ingest.loaders import PARSER_MODULES, load_bytes
 
     sandbox = Sandbox(memory_bytes=256 * 2**20, timeout_s=1.0, processes=1, preload=PARSER_MODULES)
     try:

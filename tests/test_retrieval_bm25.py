@@ -72,7 +72,7 @@ def test_scores_and_ranking_match_bm25okapi(corpus_rt: Runtime) -> None:
     compared = 0
     for text in [*_test_queries(40), "heart failure ejection fraction"]:
         tokens = tokenize(text)
-        # Terms in over half the chunks are where the two floor idf differently (see retrieval/bm25.py).
+        # Terms in over half the chunks are where the two floor idf differently (see retrieval/bm25_index.py).
         if any(sum(t in doc for doc in corpus) > half for t in set(tokens)):
             continue
         expected = reference.get_scores(tokens)

@@ -7,14 +7,20 @@ from typing import Annotated
 
 import typer
 from kgrag.api.cli.common import WorkspaceOption, console, err_console, handle_errors, runtime
-from kgrag.api.cli.query import FILTER_HELP, exit_if_store_empty, parse_filters, parse_signals, print_warnings
-from kgrag.core.runtime import Runtime
-from kgrag.core.types import Filters
-from kgrag.retrieval.answer.base import Answer, Answerer, TextModel
+from kgrag.api.cli.questions import (
+    FILTER_HELP,
+    PREVIOUS_HELP,
+    exit_if_store_empty,
+    follow_up,
+    parse_filters,
+    parse_signals,
+    print_standalone,
+    print_warnings,
+)
+from kgrag.retrieval.answer.base import Answer
 from kgrag.retrieval.answer.factory import answerer_for, make_answerer, resolve_backend
-from kgrag.retrieval.answer.grounded import answer_stream, gate, grounded_answer
-from kgrag.retrieval.conversation import Standalone, Turn, standalone_question
-from kgrag.retrieval.pipeline import QueryPipeline, build_pipeline
+from kgrag.retrieval.answer.grounded import answer_stream, gate
+from kgrag.retrieval.pipeline import build_pipeline
 from kgrag.retrieval.sync import sync_for
 from rich.markup import escape
 
@@ -71,35 +77,6 @@ def ask(
     if final is None:  # pragma: no cover - every answer stream ends with an Answer
         raise typer.Exit(1)
     print_sources(final)
-
-
-PREVIOUS_HELP = ("An earlier question of the conversation, oldest first (repeat for more): QUESTION is then a "
-                 "follow-up, rewritten to stand alone (\"Where does he work?\" after \"Who leads Project Heron?\").")
-
-
-def follow_up(rt: Runtime, pipe: QueryPipeline, answerer: Answerer, question: str, previous: list[str], *,
-              signals: tuple[str, ...] | None, filters: Filters | None) -> Standalone:
-    """QUESTION as a standalone question after the ``previous`` ones: each earlier question is answered in
-    turn (quietly), so its answer's names can resolve what follows, as in a chat."""
-    llm = answerer if isinstance(answerer, TextModel) else None
-    turns: list[Turn] = []
-    for earlier in previous:
-        turns.append(Turn("user", earlier))
-        asked = standalone_question(turns, nlp=rt.spacy(), llm=llm).question
-        result = pipe.run(asked, signals=signals, filters=filters)
-        turns.append(Turn("assistant", grounded_answer(result, gate(result, rt.settings, rt.spacy()), answerer,
-                                                       rt.settings).text))
-    turns.append(Turn("user", question))
-    return standalone_question(turns, nlp=rt.spacy(), llm=llm)
-
-
-def print_standalone(standalone: Standalone) -> None:
-    """The question that actually ran, when the conversation changed it (and how)."""
-    how = {"llm": "rewritten by the answer model", "entities": "resolved from the earlier turns",
-           "as-is": "as written"}[standalone.method]
-    err_console.print(f"[dim]standalone question ({how}):[/] {escape(standalone.question)}")
-    if standalone.note:
-        err_console.print(f"[yellow]note:[/] {escape(standalone.note)}")
 
 
 def print_sources(answer: Answer) -> None:

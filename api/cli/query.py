@@ -2,50 +2,29 @@
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import re
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from kgrag.api.cli.common import WorkspaceOption, console, err_console, handle_errors, runtime
-from kgrag.core.types import Filters
-from kgrag.retrieval.pipeline import KNOWN_SIGNALS, build_pipeline
+from kgrag.api.cli.common import WorkspaceOption, console, handle_errors, runtime
+from kgrag.api.cli.questions import (
+    FILTER_HELP,
+    exit_if_store_empty,
+    follow_up,
+    parse_filters,
+    parse_signals,
+    print_standalone,
+    print_warnings,
+)
+from kgrag.retrieval.pipeline import build_pipeline
 from kgrag.retrieval.results import PassageHit, PipelineResult
 from kgrag.retrieval.sync import sync_for
 from rich.markup import escape
 from rich.table import Table
 
 SNIPPET_CHARS = 320
-
-
-def parse_signals(value: str | None) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    signals = tuple(dict.fromkeys(s.strip() for s in value.split(",") if s.strip()))
-    unknown = [s for s in signals if s not in KNOWN_SIGNALS]
-    if unknown or not signals:
-        raise typer.BadParameter(f"{value!r}: use a comma-separated subset of {','.join(KNOWN_SIGNALS)}")
-    return signals
-
-
-def parse_filters(values: list[str] | None) -> Filters | None:
-    """``key=value`` pairs, ANDed: exact matches on document metadata (e.g. Markdown front matter)."""
-    if not values:
-        return None
-    pairs: dict[str, str] = {}
-    for item in values:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise typer.BadParameter(f"{item!r}: write a metadata filter as key=value, e.g. --filter ticker=2330")
-        pairs[key.strip()] = value.strip()
-    return Filters(metadata=tuple(sorted(pairs.items())))
-
-
-FILTER_HELP = ("Only documents whose metadata has key=value (Markdown front matter, API metadata); "
-               "repeat to require several, e.g. --filter ticker=2330 --filter year=2024.")
 
 
 @handle_errors
@@ -82,7 +61,6 @@ def query(
     with runtime(light=True, workspace=workspace) as rt, build_pipeline(rt, signals=wanted, builder=True) as pipe:
         sync_for(rt, pipe, start=False).sync_once()  # the graph and BM25 index the database publishes
         if previous:
-            from kgrag.api.cli.ask import follow_up, print_standalone
             from kgrag.retrieval.answer.factory import answerer_for
 
             answerer = answerer_for(rt.settings.answer, embedder=rt.embedder, spacy=rt.spacy)
@@ -93,51 +71,6 @@ def query(
         result = pipe.run(question, signals=wanted, top_k=top_k, rerank=not no_rerank, filters=where)
     exit_if_store_empty(result, rt.settings.home)
     print_result(result, home=rt.settings.home, explain=explain)
-
-
-EMPTY_STORE_EXIT = 3
-"""Distinct from 1 (an error) and 0 (an answer): a script can tell "nothing ingested" apart."""
-
-
-def exit_if_store_empty(result: PipelineResult, home: Path) -> None:
-    """An empty store is not "no passage matched": say so, naming the data home (a second home is the usual
-    cause, e.g. another folder or a missing KGRAG_HOME), with the fix, and exit non-zero."""
-    if result.corpus_empty:
-        err_console.print(f"[bold red]error:[/] the store is empty: no documents have been ingested into the data "
-                          f"home {escape(str(home.resolve()))} yet")
-        err_console.print("[bold]fix:[/] run `kgrag ingest PATH` (files or folders), then ask again; or set "
-                          "KGRAG_HOME to the home you ingested into (`kgrag doctor` shows which one it uses)")
-        raise typer.Exit(EMPTY_STORE_EXIT)
-
-
-NOTES_SAID = "notes-said"
-"""Folder under the data home holding one empty file per note already said there (see ``say_once``)."""
-
-
-def say_once(home: Path, stage: str, reason: str) -> bool:
-    """Whether a condition of the whole setup (no reranker weights) is still to be said in this data home, marking
-    it said. A newcomer's every `kgrag query` and `ask` printed the same 430-character rerank note (issue 46):
-    now it is one line on the first run in a home, and again only when the reason changes (another model);
-    `kgrag doctor` says it every time, with the fix. A home that cannot be written says it every time."""
-    digest = hashlib.sha256(f"{stage}\0{reason}".encode()).hexdigest()[:16]
-    marker = home / NOTES_SAID / f"{stage}-{digest}"
-    if marker.exists():
-        return False
-    with contextlib.suppress(OSError):
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.touch()
-    return True
-
-
-def print_warnings(result: PipelineResult, home: Path) -> None:
-    """A condition of the setup (no reranker weights) as one short line, the first time in this data home;
-    then this query's warnings, every time."""
-    for stage, status in result.statuses.items():
-        if status.permanent and status.state != "ran" and say_once(home, stage, status.reason):
-            err_console.print(f"[yellow]note:[/] {stage} is off: its model cannot load here (`kgrag doctor` says "
-                              "why and how to fix it); said once per data home", soft_wrap=True, highlight=False)
-    for line in result.warnings:
-        err_console.print(f"[bold yellow]warning:[/] {escape(line)}")
 
 
 def print_result(result: PipelineResult, *, home: Path, explain: bool) -> None:
