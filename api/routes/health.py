@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from kgrag.api.deps import RootResourcesDep, get_tenancy, principal_of
+from kgrag.api.deps import RootResourcesDep, get_tenancy
 from kgrag.api.doctor import check_database, check_embedding_model
 from kgrag.api.schemas import CheckOut, ReadyOut
 from kgrag.core.errors import KgragError
@@ -39,12 +39,10 @@ def readyz(request: Request, res: RootResourcesDep) -> JSONResponse:
 
 
 def _may_see_details(request: Request) -> bool:
-    """Whether the caller would be let into /v1 (``principal_of``). A wrong key is not refused here, as a
+    """Whether the caller would be let into /v1 (``KeyCheck.principal``). A wrong key is not refused here, as a
     probe must answer without one; a database that cannot say whether keys exist shows nothing."""
-    tenancy = get_tenancy(request)
     try:
-        principal_of(request.app.state.settings, tenancy.keys, request.headers.get("authorization"),
-                     tenancy.stored_keys_exist)
+        get_tenancy(request).auth.principal(request.headers.get("authorization"))
     except KgragError:
         return False
     return True
