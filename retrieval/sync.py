@@ -74,7 +74,7 @@ class ArtifactSync:
         self._behind = index_behind(rt)
         self.graph_build_delay = cfg.graph_build_delay
         self.builds = graph_builds(rt)
-        self.builds.background = self.background_builds and cfg.background_graph_builds and graph is not None
+        self._graph_builds = self.background_builds and cfg.background_graph_builds and graph is not None
         self._graph_cond = threading.Condition()
         self._graph_first: float | None = None
         self._graph_behind_since: float | None = None
@@ -85,7 +85,8 @@ class ArtifactSync:
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="kgrag-artifact-sync", daemon=True)
         self._thread.start()
-        if self.builds.background:
+        if self._graph_builds:  # only a started sync builds: a CLI command's stale graph is its user's to build
+            self.builds.background = True
             self._graph_thread = threading.Thread(target=self._graph_run, name="kgrag-graph-build", daemon=True)
             self._graph_thread.start()
 

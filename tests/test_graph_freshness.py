@@ -12,6 +12,7 @@ from typing import Any
 
 import psycopg
 from fastapi.testclient import TestClient
+from kgrag.api.doctor import check_graph_file
 from kgrag.core.models import Embedder
 from kgrag.core.settings import ArtifactSettings, RetrievalSettings, Settings
 
@@ -71,7 +72,7 @@ def test_an_uploaded_document_reaches_the_graph_signal_with_no_build_call(
         _upload_examples(client)
         job = client.post("/v1/graph/build").json()  # the user's first build; from here on nobody builds
         assert wait_job(client, job["id"], 180)["state"] == "succeeded"  # (a background one in flight is waited for)
-        _caught_up(client, 180)
+        settled(client, 60, kinds=("bm25", "graph"))
         assert not any(h["title"] == NEW_COMPANY["title"] for h in _graph_only(client, QUESTION)["hits"])
 
         uploaded = client.post("/v1/documents", json=NEW_COMPANY)
@@ -80,6 +81,7 @@ def test_an_uploaded_document_reaches_the_graph_signal_with_no_build_call(
         doc_id = uploaded.json()["document"]["id"]
         status_then = client.get("/v1/artifacts").json()  # before the quiet period ends: asserted below
         stage_then = _graph_only(client, QUESTION)["stages"]["graph"]
+        doctor_then = check_graph_file(client.app.state.resources.runtime)  # `kgrag doctor` on this home
 
         found_after = None
         while time.monotonic() - t0 < FRESHNESS_S:
@@ -100,6 +102,9 @@ def test_an_uploaded_document_reaches_the_graph_signal_with_no_build_call(
         assert status_then["graph_build"]["state"] in ("scheduled", "building"), status_then
         assert "graph build is pending" in stage_then["reason"], stage_then
         assert "background graph build" in stage_then["reason"], stage_then
+        assert not doctor_then.ok and "a graph build is pending" in doctor_then.detail, doctor_then
+        assert "publishes it by itself" in doctor_then.fix and "kgrag graph build" in doctor_then.fix, doctor_then
+        assert check_graph_file(client.app.state.resources.runtime).ok
         status = _caught_up(client, FRESHNESS_S)
         assert status["graph_build"]["builds"] >= 1, status
 
