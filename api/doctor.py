@@ -166,8 +166,13 @@ def check_graph_file(rt: Runtime) -> Check:
         deletes = rt.store.corpus_state().deletions - manifest.get("deletions", 0)
         hidden = (f"; {deletes:,} delete(s) since, whose nodes are hidden from its rankings until then"
                   if "deletions" in manifest and deletes > 0 else "")
-        return Check("graph file", False, f"{path} was built at corpus version {built}{laid}, the corpus is at "
-                     f"{now}{hidden}", "run `kgrag graph build` to add the new documents", required=False)
+        background = ("a running `kgrag serve` publishes it by itself once uploads pause "
+                      f"(artifacts.graph_build_delay, {rt.settings.artifacts.graph_build_delay:g} s); "
+                      if rt.settings.artifacts.background_builds and rt.settings.artifacts.background_graph_builds
+                      else "")
+        return Check("graph file", False, f"a graph build is pending: {path} was built at corpus version "
+                     f"{built}{laid}, the corpus is at {now}{hidden}",
+                     f"{background}run `kgrag graph build` to add the new documents now", required=False)
     return Check("graph file", True, f"{path} (corpus version {now}{laid})", required=False)
 
 

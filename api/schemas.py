@@ -361,12 +361,29 @@ class ArtifactOut(BaseModel):
                                                                  "the next compaction.")
 
 
+class GraphBuildOut(BaseModel):
+    pending: bool = Field(description="Documents changed since the published graph (added, replaced or deleted): "
+                                      "the graph signal does not see the change yet.")
+    state: Literal["off", "idle", "scheduled", "building", "waiting"] = Field(
+        description="This replica's background graph builder: off (artifacts.background_graph_builds), scheduled "
+                    "(starts once uploads pause for artifacts.graph_build_delay), building, waiting (no build is "
+                    "due: see reason), idle.")
+    reason: str = Field(description="Why the graph is or is not behind, and how it catches up.")
+    builds: int = Field(description="Background graph builds this replica has run since it started.")
+    last_seconds: float | None = Field(default=None, description="How long the last background build took.")
+    last_error: str | None = Field(default=None, description="Why the last background build failed (the loaded "
+                                                             "graph serves; the next upload retries).")
+
+
 class ArtifactsOut(BaseModel):
     database_id: str = Field(description="Stamped into every artifact; a replica refuses any other database's.")
     corpus_version: int
     bm25: ArtifactOut | None = Field(description="The BM25 index this replica serves (null: none published yet).")
     graph: ArtifactOut | None = Field(description="The graph this replica serves (null: none built yet).")
     last_error: str | None = Field(default=None, description="Why the last sync failed (the loaded versions serve).")
+    graph_build: GraphBuildOut | None = Field(default=None, description="Whether a graph build is pending and what "
+                                                                        "this replica's background builder does about "
+                                                                        "it (null: the graph signal is off here).")
 
 
 class CheckOut(BaseModel):

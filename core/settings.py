@@ -452,6 +452,17 @@ class ArtifactSettings(BaseModel):
         default=0.5, ge=0.0,
         description="Seconds a background build waits after a corpus change, so a burst of uploads costs one build.",
     )
+    background_graph_builds: bool = Field(
+        default=True,
+        description="With background_builds, a serving replica also publishes the graph (a delta on a large graph, "
+                    "else a whole build) after uploads and deletes, so the graph signal finds new documents without "
+                    "`kgrag graph build`. Off: only `kgrag graph build` and POST /v1/graph/build publish it.",
+    )
+    graph_build_delay: float = Field(
+        default=3.0, ge=0.0,
+        description="Seconds without a corpus change before a background graph build starts, so a folder upload "
+                    "makes one build, not one per file (uploads that never pause wait at most 30 s).",
+    )
     part_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, description="Size of one stored artifact part.")
     job_stale_after: float = Field(
         default=60.0, gt=0.0,

@@ -37,6 +37,57 @@ OVERFETCH = 4
 """Candidates scored per wanted hit before the SQL check: room for filtered-out and deleted chunks."""
 
 
+class GraphBuilds:
+    """This process's background graph builder as a query sees it (retrieval.sync writes it, the graph stage
+    reads it): a stale graph's reason then says whether it is being caught up, and by whom, instead of asking
+    for a build that is already coming. Shared through the runtime (``graph_builds``) because the pipeline
+    is made before the sync."""
+
+    def __init__(self) -> None:
+        self.background = False
+        """A background builder runs in this process (a serving replica with artifacts.background_graph_builds)."""
+        self.due_at: float | None = None
+        """When (time.monotonic) the scheduled build starts; None: none scheduled."""
+        self.building = False
+        self.waiting = ""
+        """Why a stale graph gets no background build (a large graph whose only change is a delete)."""
+        self.last_error = ""
+        self.builds = 0
+        """Background builds this process has run (published or found nothing to do) since it started."""
+        self.last_seconds: float | None = None
+
+    def state(self) -> str:
+        if not self.background:
+            return "off"
+        if self.building:
+            return "building"
+        if self.due_at is not None:
+            return "scheduled"
+        return "waiting" if self.waiting else "idle"
+
+    def catching_up(self) -> str:
+        """How a graph behind the corpus catches up, for the graph stage's reason and `GET /v1/artifacts`."""
+        manual = "run `kgrag graph build` (or POST /v1/graph/build)"
+        if not self.background:
+            return manual
+        if self.last_error:
+            return (f"the last background graph build failed ({self.last_error}); it is retried on the next upload, "
+                    f"or {manual}")
+        if self.building:
+            return "a background graph build is running and publishes it"
+        if self.due_at is not None:
+            wait = max(self.due_at - time.monotonic(), 0.0)
+            return f"a background graph build starts in {wait:.0f} s, once uploads pause"
+        if self.waiting:
+            return self.waiting
+        return "a serving replica's background builder publishes it"
+
+
+def graph_builds(rt: Runtime) -> GraphBuilds:
+    """The process's one GraphBuilds for this runtime (see the class)."""
+    return rt.shared("graph_builds", GraphBuilds)
+
+
 class GraphRetriever:
     """Shared by all requests: the holder swaps graphs atomically, the linker and stores are read-only."""
 
@@ -45,10 +96,12 @@ class GraphRetriever:
     def __init__(self, holder: GraphHolder, linker: Callable[[], Linker], graph_store: GraphStore,
                  corpus_state: Callable[[], CorpusState], gone_chunk_ids: GoneChunks,
                  settings: GraphSettings,
-                 embedder: Callable[[], Embedder] | None = None) -> None:
+                 embedder: Callable[[], Embedder] | None = None, builds: GraphBuilds | None = None) -> None:
         """``embedder`` (the dense retriever's model) weighs each hop by its link sentence (kg.search.weigh_hops);
-        without one, candidates keep the traversal's order."""
+        without one, candidates keep the traversal's order. ``builds``: this process's background graph builder,
+        named in the reason a stale graph gives."""
         self.holder = holder
+        self.builds = builds or GraphBuilds()
         self._embedder = embedder
         self._linker = linker
         self.graph_store = graph_store
@@ -117,7 +170,7 @@ class GraphRetriever:
         hidden = (f"; {live.hidden_count:,} nodes of documents deleted since are hidden from it"
                   if live is not None else "")
         return StageStatus("ran", f"graph is stale (built at corpus version {graph.corpus_version}, the corpus is "
-                                  f"now at {current}{hidden}): run `kgrag graph build`")
+                                  f"now at {current}{hidden}): a graph build is pending; {self.builds.catching_up()}")
 
     def _hits(self, graph: LoadedGraph, linked: list[LinkedEntity], query: Query,
               timings: dict[str, float], *, check: bool,
@@ -335,4 +388,4 @@ def build_graph_retriever(rt: Runtime) -> GraphRetriever:
     settings = rt.settings
     return GraphRetriever(graph_holder(rt), _LazyLinker(settings.graph, rt.spacy),
                           GraphStore(rt.db), rt.store.corpus_state, rt.store.gone_chunk_ids, settings.graph,
-                          embedder=rt.checked_embedder)
+                          embedder=rt.checked_embedder, builds=graph_builds(rt))

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kgrag.core.runtime import Runtime
 from kgrag.core.types import DocumentRecord
 from kgrag.retrieval.bm25_freshness import publish_index
 from kgrag.retrieval.bm25_index import BM25Index, index_root
+
+if TYPE_CHECKING:
+    from kgrag.kg.build import BuildReport
 
 
 def delete_document_everywhere(rt: Runtime, document_id: int) -> DocumentRecord:
@@ -27,6 +32,19 @@ def publish_bm25(rt: Runtime, *, force: bool = False) -> BM25Index:
     """Build the BM25 index for the corpus as it is now and publish it (see retrieval.bm25_freshness.publish_index)."""
     return publish_index(rt.store, rt.settings.retrieval, rt.artifacts, index_root(rt.settings.index_dir),
                          force=force)
+
+
+def publish_graph(rt: Runtime, *, rebuild: bool = False, full: bool = False) -> BuildReport:
+    """Build the graph for the corpus as it is now and publish it: a delta on a large graph, else whole
+    (kg.build.build_graph, under its database lock: raises BuildLockedError while another build runs).
+    What a POST /v1/graph/build job and a serving replica's background builder both call, so the two make
+    the same graph. kg.build is imported here, not above: spaCy's code loads only when a build runs."""
+    from kgrag.kg.build import build_graph
+    from kgrag.kg.store import GraphStore
+
+    settings = rt.settings
+    return build_graph(GraphStore(rt.db), settings.graph, settings.graph_path, rt.spacy(), rebuild=rebuild,
+                       artifacts=rt.artifacts, embedder=rt.bulk_embedder, full=full)
 
 
 def describe_index(index: BM25Index) -> str:

@@ -29,13 +29,15 @@ MakeClient = Callable[..., Any]
 
 
 def api_settings(make_settings: Callable[..., Settings], **overrides: Any) -> Settings:
-    """Dense + BM25 (the graph has its own tests), no reranker download, the offline answerer."""
+    """Dense + BM25 (the graph has its own tests), no reranker download, the offline answerer. Graph builds
+    are the test's own (POST /v1/graph/build), so a test that asserts what one build did is not raced by a
+    background one; tests/test_graph_freshness.py turns those on."""
     values: dict[str, Any] = {
         "retrieval": RetrievalSettings(signals=("dense", "bm25")),
         "rerank": RerankSettings(enabled=False),
         "answer": AnswerSettings(backend="extractive"),
         "api": ApiSettings(),
-        "artifacts": ArtifactSettings(build_delay=0.0),
+        "artifacts": ArtifactSettings(build_delay=0.0, background_graph_builds=False),
     }
     values.update(overrides)
     return make_settings(**values)

@@ -24,7 +24,8 @@ sys.path.insert(0, str(REPO_ROOT / "bench"))
 from replicas import free_port, replica_env, wait_job
 
 SLOW_TO_EXPIRE = {"KGRAG_ARTIFACTS__JOB_STALE_AFTER": "3600", "KGRAG_GRAPH__PROCESSES": "1",
-                  "KGRAG_ARTIFACTS__BUILD_DELAY": "0"}
+                  "KGRAG_ARTIFACTS__BUILD_DELAY": "0",
+                  "KGRAG_ARTIFACTS__BACKGROUND_GRAPH_BUILDS": "false"}  # the killed build is the job's, nothing else
 """An hour: only the dead-owner rule can free the job within this test."""
 KG_TABLES = ("kg_processed_chunks", "kg_entities", "kg_mentions", "kg_relations")
 

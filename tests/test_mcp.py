@@ -67,7 +67,8 @@ def corpus(pg_server: str, embedder: Embedder, tmp_path_factory: pytest.TempPath
     settings = Settings(_env_file=None, home=home / "home", database=DatabaseSettings(url=url),
                         retrieval=RetrievalSettings(signals=("dense", "bm25", "graph")),
                         rerank=RerankSettings(enabled=False), answer=AnswerSettings(backend="extractive"),
-                        api=ApiSettings(api_keys=[KEY]), artifacts=ArtifactSettings(build_delay=0.0))
+                        api=ApiSettings(api_keys=[KEY]),
+                        artifacts=ArtifactSettings(build_delay=0.0, background_graph_builds=False))
     rt = Runtime(settings, embedder=embedder)
     try:
         with TestClient(create_app(runtime=rt), headers={"Authorization": f"Bearer {KEY}"}) as client:

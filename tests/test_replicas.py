@@ -33,7 +33,9 @@ from tests.conftest import EXAMPLES_DIR, REPO_ROOT, create_database
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 from replicas import replica_env, serve_replica, settled, wait_job
 
-FAST = {"KGRAG_ARTIFACTS__BUILD_DELAY": "0", "KGRAG_ARTIFACTS__POLL_INTERVAL": "2", "KGRAG_GRAPH__PROCESSES": "1"}
+FAST = {"KGRAG_ARTIFACTS__BUILD_DELAY": "0", "KGRAG_ARTIFACTS__POLL_INTERVAL": "2", "KGRAG_GRAPH__PROCESSES": "1",
+        # these tests start each graph build themselves (and kill one); test_graph_freshness.py tests background ones
+        "KGRAG_ARTIFACTS__BACKGROUND_GRAPH_BUILDS": "false"}
 QUESTION = "Who founded the company that acquired Lumen Robotics?"
 NEW_FACT = ("Zorvanne Quillfeather founded Halvorix Instruments in Brenmoor Bay. Halvorix Instruments builds "
             "tide gauges for harbours.")

@@ -192,7 +192,7 @@ async def _from_json(request: Request, limit: int, max_metadata_bytes: int) -> L
 
 def _ingest(res: Resources, doc: LoadedDocument, allow_duplicates: bool) -> IngestOut:
     report = res.ingestor.ingest_documents([doc], allow_duplicates=allow_duplicates)
-    res.sync.kick()  # BM25 catches up in the background (one build for a burst of uploads)
+    res.sync.kick()  # BM25 and the graph catch up in the background (one build for a burst of uploads)
     if report.duplicates:
         _, twin = report.duplicates[0]
         raise DuplicateDocumentError(f"the same content is already stored as {twin!r}; not stored twice",
@@ -270,4 +270,5 @@ def delete_document(document_id: int, res: ResourcesDep, request: Request) -> Do
     record = delete_document_everywhere(res.runtime, document_id)
     audit(request, res, "document.delete", str(record.id))
     res.sync.sync_once()  # swap to the index published without it before answering
+    res.sync.kick()  # the graph drops its words in the background, once deletes pause
     return DocumentOut.of(record)

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Query, Request, Response
 from kgrag.api.deps import Admin, Authorized, Resources, ResourcesDep, audit
 from kgrag.api.jobs import Job
 from kgrag.api.openapi import COMMON, errors
-from kgrag.api.schemas import ArtifactOut, ArtifactsOut, JobOut
+from kgrag.api.schemas import ArtifactOut, ArtifactsOut, GraphBuildOut, JobOut
 from kgrag.core.errors import GraphMissingError
 
 log = logging.getLogger("kgrag.api")
@@ -25,15 +25,8 @@ def job_out(job: Job) -> JobOut:
 
 
 def _build(res: Resources, rebuild: bool, full: bool) -> dict[str, Any]:
-    """Runs on the job thread. Imported lazily: spaCy and the graph code load only when a build is asked for."""
-    from kgrag.kg.build import build_graph
-    from kgrag.kg.store import GraphStore
-
-    rt = res.runtime
-    settings = rt.settings
-    report = build_graph(GraphStore(rt.db), settings.graph, settings.graph_path, rt.spacy(),
-                         rebuild=rebuild, artifacts=rt.artifacts, embedder=rt.bulk_embedder, full=full)
-    res.sync.sync_once()  # load the new graph on this thread, not in the next query
+    """Runs on the job thread, through the sync, so a background build in progress is waited for, not a 409."""
+    report = res.sync.build_graph(rebuild=rebuild, full=full)  # loads the new graph here, not in the next query
     log.info("graph build wrote %s", report.path)  # the server's file layout stays in its log, not the job result
     return {name: getattr(report, name) for name in report.__dataclass_fields__ if name != "path"}
 
@@ -63,8 +56,10 @@ def artifacts(res: ResourcesDep) -> ArtifactsOut:
         fields = {k: v for k, v in signal.items() if k in ArtifactOut.model_fields}
         return ArtifactOut(**fields, behind=max(0, now - int(signal["corpus_version"])))
 
+    build = status.get("graph_build")
     return ArtifactsOut(database_id=status["database_id"], corpus_version=now, bm25=served(status["bm25"]),
-                        graph=served(status["graph"]), last_error=status.get("last_error"))
+                        graph=served(status["graph"]), last_error=status.get("last_error"),
+                        graph_build=GraphBuildOut(**build) if build else None)
 
 
 @router.get("/jobs/{job_id}", response_model=JobOut, responses=errors(404))
