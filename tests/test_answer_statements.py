@@ -123,3 +123,14 @@ def test_a_relation_the_parse_cannot_fill_is_no_refusal(embedder: Embedder, nlp:
     answer = _ask(embedder, nlp, "Who leads the survey office in Pécs?",
                   ("Survey office", "The survey office in Pécs is led, since 2011, jointly and by rotation."))
     assert not answer.refused and answer.short == "", answer.text
+
+
+def test_kinship_that_is_a_chain_is_neither_answered_nor_refused_from_one_link(embedder: Embedder, nlp: Any) -> None:
+    """A sentence naming a father answers neither "father-in-law" nor "maternal grandfather", and a person given
+    for another link is no near miss either: the passages are quoted without a short answer."""
+    family = ("Aoife Brennan", "Aoife Brennan is an Irish judge. Her father is Declan Brennan, a surgeon. She "
+                               "married Colm Walsh, whose father Peadar Walsh farmed in Sligo.")
+    for question in ("Who is the father-in-law of Aoife Brennan?", "Who is the maternal grandfather of Aoife Brennan?"):
+        answer = _ask(embedder, nlp, question, family)
+        assert not answer.refused and answer.short == "", answer.text
+    assert _ask(embedder, nlp, "Who is the father of Aoife Brennan?", family).short == "Declan Brennan"

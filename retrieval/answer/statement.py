@@ -226,6 +226,7 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
     composite = _COMPOSITE_KIN.search(question.casefold())
     if composite is not None:  # "father-in-law", "maternal grandmother": no sentence stating "father" answers it
         relation = frozenset({composite.group(0)})
+        kind = None  # nor is a person given for another link a near miss: the chain is not read, so no refusal
     heads, cues = _description(doc, rel, wh, wh_noun_tok, covered)
     kinds_of = tuple((t.lemma_.casefold(), name) for t in doc if t.pos_ == "NOUN" for name in names
                      if any(c.dep_ == "compound" and c.i in covered and c.lower_ in name.casefold().split()
