@@ -31,7 +31,7 @@ import numpy as np
 from kgrag.core.models import Embedder
 from kgrag.core.text import heading_line
 from kgrag.retrieval.answer.base import Answer, AnswerEvent, Passage, drain, finish, refusal
-from kgrag.retrieval.answer.statement import FIELD, Outcome, Parsed, find_statement, nationalities, read_question
+from kgrag.retrieval.answer.statement import FIELD, Outcome, Parsed, find_statement, norm, read_question
 from kgrag.retrieval.answer.support import ALTERNATIVES, answer_labels, irregular_forms, question_needs
 
 SENTENCE_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter", "sentencizer",
@@ -218,11 +218,6 @@ def answer_type_bonus(question: str, labels: frozenset[str], entities: Sequence[
     return _ANSWER_TYPE_BONUS if new else 0.0
 
 
-def _norm(name: str) -> str:
-    name = name.casefold().strip()
-    return name[4:] if name.startswith("the ") else name
-
-
 def comparison_sides(question: str, sentences: Sequence[_Sentence], scores: np.ndarray) -> list[int]:
     """For "who was born first, A or B?": the best sentence about each side (an answer needs both)."""
     match = ALTERNATIVES.search(question.strip())
@@ -230,7 +225,7 @@ def comparison_sides(question: str, sentences: Sequence[_Sentence], scores: np.n
         return []
     picked: list[int] = []
     for side in (match["a"], match["b"]):
-        name = _norm(side)
+        name = norm(side)
         about = [i for i, s in enumerate(sentences) if name in s.in_context.casefold()]
         if about:
             picked.append(max(about, key=lambda i: (scores[i], -i)))
@@ -254,8 +249,8 @@ def compared_in_time(question: str, sentences: Sequence[_Sentence]) -> tuple[str
         return "", ()
     years: list[tuple[int, str, int]] = []
     for side in (match["a"], match["b"]):
-        name = _norm(side)
-        own = [s for s in sentences if _norm(s.passage.name) == name or s.text.casefold().startswith(name)]
+        name = norm(side)
+        own = [s for s in sentences if norm(s.passage.name) == name or s.text.casefold().startswith(name)]
         found = next(((int(m.group(1)), s.passage.number) for s in own for m in [_YEAR.search(s.text)] if m), None)
         if found is None:
             return "", ()
@@ -334,8 +329,7 @@ class ExtractiveAnswerer:
     def statement(self, question: str, sentences: Sequence[_Sentence], ranked: Sequence[int]) -> Outcome:
         """Where the passages state the answer (or say they do not), read from the parsed sentences."""
         needs = question_needs(question, self.nlp, self.irregular)
-        names = needs.entities or nationalities(question, self.nlp)
-        asked = read_question(question, self.nlp, names, self.irregular)
+        asked = read_question(question, self.nlp, needs.entities, self.irregular)
         if asked is None:
             return Outcome(None)
         parsed = [Parsed(s.passage, s.span) for s in sentences]

@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from kgrag.retrieval.answer.base import Passage
-from kgrag.retrieval.answer.support import IDENTIFIER, AnswerKind, answer_kind
+from kgrag.retrieval.answer.support import IDENTIFIER, VALUE_LABELS, AnswerKind, answer_kind, stem
 
 Role = Literal["subject", "object", "adverbial", "count", "attribute"]
 
@@ -85,7 +85,6 @@ _MAX_LINKS = 3
 _MAX_ABOUT_LINKS = 5
 _PRONOUNS = frozenset({"he", "she", "it", "they", "his", "her", "its", "their", "him", "them", "who", "which",
                        "that"})
-_VALUE_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "QUANTITY", "PERCENT"})
 _CODE = re.compile(r"^(?=[A-Za-z0-9./-]*\d)(?=[A-Za-z0-9./-]*[A-Za-z])[A-Za-z0-9]+(?:[./-][A-Za-z0-9]+)+$")
 """An identifier ("NW-7731-X", "AB-2025-007"): letters and digits joined by dashes, dots or slashes."""
 
@@ -153,8 +152,6 @@ class Outcome:
     statement: Statement | None
     refusal: str = ""
     """Why no short answer, when the passages show the question is not answered (a near miss)."""
-    about: tuple[int, ...] = field(default=())
-    """Sentences about the question's subject that use the relation or give a value of the asked kind."""
 
 
 def _words(tok: Any) -> set[str]:
@@ -184,16 +181,6 @@ def _paraphrases(tok: Any) -> frozenset[str]:
     return frozenset(out)
 
 
-def _is_name_token(tok: Any, covered: set[int]) -> bool:
-    return tok.i in covered
-
-
-def nationalities(question: str, nlp: Any) -> tuple[str, ...]:
-    """A question that names nothing but nationalities ("the Norwegian drone maker … the Estonian start-up")
-    is about what they describe: a sentence writing them is where to look."""
-    return tuple(e.text for e in nlp(question).ents if e.label_ == "NORP")
-
-
 def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapping[str, tuple[str, ...]]
                   ) -> Asked | None:
     """What ``question`` asks, or None when its form asks nothing a span can answer (no wh-word, a
@@ -202,8 +189,11 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
     wh = next((t for t in doc if t.tag_ in _WH), None)
     if wh is None:
         return None
+    # a question that names nothing but nationalities ("the Norwegian drone maker … the Estonian start-up") is
+    # about what they describe: a sentence writing them is where to look
+    names = tuple(names) or tuple(e.text for e in doc.ents if e.label_ == "NORP")
     covered = {t.i for n in names for t in _find(doc, n)}
-    covered |= {t.i for e in doc.ents if e.label_ not in _VALUE_LABELS for t in e}
+    covered |= {t.i for e in doc.ents if e.label_ not in VALUE_LABELS for t in e}
     wh_noun_tok = wh.head if wh.dep_ == "det" and wh.head.pos_ in ("NOUN", "PROPN") else None
     if wh_noun_tok is None and wh.lower_ in ("which", "what", "whose") and wh.i + 1 < len(doc) and \
             doc[wh.i + 1].pos_ == "NOUN":
@@ -533,7 +523,7 @@ def candidates(span: Any) -> list[_Candidate]:
     doc = span.doc
     for e in span.ents:
         start, end = e.start, e.end
-        if e.label_ not in _VALUE_LABELS:  # NER cut "Ana Costa" to "Costa": take the proper nouns beside it
+        if e.label_ not in VALUE_LABELS:  # NER cut "Ana Costa" to "Costa": take the proper nouns beside it
             while start > span.start and doc[start - 1].pos_ == "PROPN" and doc[start - 1].i not in taken:
                 start -= 1
             while end < span.end and doc[end].pos_ == "PROPN" and not doc[end].ent_type_:
@@ -572,21 +562,17 @@ def candidates(span: Any) -> list[_Candidate]:
     return out
 
 
-def _stem(word: str) -> str:
-    return word[: max(4, len(word) - 3)] if len(word) > 4 else word
-
-
 def fits_kind(asked: Asked, cand: _Candidate) -> bool:
     """Whether ``cand`` is the kind of thing asked for: it names the wh-noun ("which shipyard" → "Aalto
     Shipyards", whatever NER called it), or carries a label of the asked kind, or is an identifier asked
     for by name ("what is the service code …")."""
     low = cand.text.casefold()
-    if asked.wh_noun and asked.role != "count" and cand.label not in _VALUE_LABELS and \
-            re.search(rf"\b{re.escape(_stem(asked.wh_noun))}", low):
+    if asked.wh_noun and asked.role != "count" and cand.label not in VALUE_LABELS and \
+            re.search(rf"\b{re.escape(stem(asked.wh_noun))}", low):
         return True
     kind = asked.kind
     if kind is None:
-        return asked.role == "attribute" and (cand.label in ("CODE", "") or cand.label not in _VALUE_LABELS
+        return asked.role == "attribute" and (cand.label in ("CODE", "") or cand.label not in VALUE_LABELS
                                               or bool(re.search(r"\d", cand.text)))
     wanted = kind.labels | kind.accept
     if asked.role in ("subject", "object", "attribute") and cand.label == "NORP" and "NORP" not in kind.labels:
@@ -595,7 +581,7 @@ def fits_kind(asked: Asked, cand: _Candidate) -> bool:
         return True
     if kind.labels == {"ORG"} and cand.label in ("PERSON", "GPE", "FAC", "PRODUCT", ""):
         return True  # NER often calls a company a person ("Aalto Shipyards"): the slot it fills decides
-    if kind.value is not None and kind.value.search(cand.text) and cand.label in _VALUE_LABELS | {"CODE"}:
+    if kind.value is not None and kind.value.search(cand.text) and cand.label in VALUE_LABELS | {"CODE"}:
         return True
     return cand.label == "" and bool(wanted & {"PERSON", "ORG", "GPE", "LOC", "FAC"})  # a name NER missed
 
@@ -621,7 +607,7 @@ def _topic_in(span: Any, words: Sequence[str]) -> set[int]:
     every one is written."""
     out: set[int] = set()
     for word in words:
-        hits = {t.i for t in span if t.lemma_.casefold() == word or t.lower_.startswith(_stem(word))}
+        hits = {t.i for t in span if t.lemma_.casefold() == word or t.lower_.startswith(stem(word))}
         if not hits:
             return set()
         out |= hits
@@ -629,7 +615,7 @@ def _topic_in(span: Any, words: Sequence[str]) -> set[int]:
 
 
 def _topic_in_text(text: str, words: Sequence[str]) -> bool:
-    return bool(words) and all(re.search(rf"\b{re.escape(_stem(w))}", text) for w in words)
+    return bool(words) and all(re.search(rf"\b{re.escape(stem(w))}", text) for w in words)
 
 
 def _outside_longer_names(span: Any, where: set[int], name: str) -> set[int]:
@@ -637,7 +623,7 @@ def _outside_longer_names(span: Any, where: set[int], name: str) -> set[int]:
     if not where:
         return where
     for cand in candidates(span):
-        if cand.tokens & where and len(_norm(cand.text)) > len(name) and not _norm(cand.text).startswith(name):
+        if cand.tokens & where and len(norm(cand.text)) > len(name) and not norm(cand.text).startswith(name):
             where = where - cand.tokens
     return where
 
@@ -650,13 +636,10 @@ def _stand_ins(span: Any) -> set[int]:
     return out
 
 
-def _norm(text: str) -> str:
+def norm(text: str) -> str:
+    """A name as compared: case-folded, without a leading "the"."""
     text = text.casefold().strip()
     return text[4:] if text.startswith("the ") else text
-
-
-def _grounded_names(passage: Passage) -> tuple[str, ...]:
-    return tuple(n for n in (passage.name, passage.subject or "") if n)
 
 
 _PERSONAL = frozenset({"he", "she", "his", "her", "him", "hers"})
@@ -678,7 +661,7 @@ class _Discourse:
             span = self.sentences[i].span
             out: list[tuple[str, bool]] = []
             for cand in candidates(span):
-                if cand.label in _VALUE_LABELS or cand.label == "CODE":
+                if cand.label in VALUE_LABELS or cand.label == "CODE":
                     continue
                 if cand.root.dep_ in ("nsubj", "nsubjpass") or (cand.root.dep_ in ("appos", "compound")
                                                                  and cand.root.head.dep_ in ("nsubj", "nsubjpass")):
@@ -703,7 +686,7 @@ class _Discourse:
             if named:
                 return named
         if not person:  # "it", "the firm": the document's own subject when it was a subject just before
-            topic = [name for name, _ in seen if _same_thing(_norm(name), _norm(passage.name))]
+            topic = [name for name, _ in seen if _same_thing(norm(name), norm(passage.name))]
             if topic:
                 return topic[0]
         for name, is_person in seen:
@@ -761,7 +744,7 @@ class _Grounding:
         self.discourse = discourse
         self.sentences = sentences
         self.index = {id(s): i for i, s in enumerate(sentences)}
-        self.depth: dict[str, int] = {_norm(n): 0 for n in asked.names if n}
+        self.depth: dict[str, int] = {norm(n): 0 for n in asked.names if n}
         self.topic = " ".join(asked.topic)
         if self.topic:
             self.depth[self.topic] = 0
@@ -791,15 +774,15 @@ class _Grounding:
                     if _matches(t, asked.cues):
                         near |= set(_reach(t, 2))
                 for cand in candidates(s.span):
-                    key = _norm(cand.text)
-                    if cand.label in _VALUE_LABELS or cand.label == "CODE" or key in self.depth or len(key) < 3:
+                    key = norm(cand.text)
+                    if cand.label in VALUE_LABELS or cand.label == "CODE" or key in self.depth or len(key) < 3:
                         continue
                     if not cand.tokens & near:
                         continue  # a name beside the description, not the one it describes
                     self.depth[key] = depth
                     self.via[key] = (*self.via[name], i)
                     added = True
-                subject = _norm(s.passage.name)
+                subject = norm(s.passage.name)
                 if subject and subject not in self.depth and _mentions(s.span, [name]):
                     self.depth[subject] = depth
                     self.via[subject] = (*self.via[name], i)
@@ -815,7 +798,7 @@ class _Grounding:
         text = f"{s.passage.name}\n{s.passage.text}".casefold()
         known = [n for n, level in self.depth.items() if level == depth - 1 and n in text]
         value = re.split(r",\s|\s\(|;\s", field["value"].strip(" *_"), maxsplit=1)[0].strip(" .*_")
-        key = _norm(value)
+        key = norm(value)
         if not known or not value[:1].isupper() or key in self.depth or len(key) < 3:
             return False
         self.depth[key] = depth
@@ -840,9 +823,9 @@ class _Grounding:
         for t in _stand_ins(s.span):
             found = self.discourse.antecedent(i, s.span.doc[t], fallback=False)
             if found:
-                if _same_thing(_norm(found), name):
+                if _same_thing(norm(found), name):
                     out.add(t)
-            elif _same_thing(_norm(s.passage.name), name) or (
+            elif _same_thing(norm(s.passage.name), name) or (
                     s.span.doc[t].lower_ not in _PERSONAL and self.discourse.mentioned_before(i, name)):
                 out.add(t)
         return out
@@ -853,7 +836,7 @@ class _Grounding:
 
     def _by_kind(self, s: Parsed, name: str) -> set[int]:
         """"the yard" in a passage that names Turku, for "the Turku yard"."""
-        nouns = {noun for noun, n in self.kinds_of if _norm(n) == name}
+        nouns = {noun for noun, n in self.kinds_of if norm(n) == name}
         if not nouns or name not in s.passage.text.casefold():
             return set()
         return {t.i for t in s.span if t.lemma_.casefold() in nouns
@@ -928,7 +911,7 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
     if near:
         value, verb = near[0][1], near[0][2]
         reason += f": {value} is given for “{verb}”, not “{asked.relation_text}”"
-    return Outcome(None, reason + ".", tuple(dict.fromkeys(about)))
+    return Outcome(None, reason + ".")
 
 
 def _key_words(key: str) -> set[str]:
@@ -969,7 +952,7 @@ def _field_answer(asked: Asked, s: Parsed, field: re.Match[str], grounding: _Gro
     if not (_key_words(field["key"]) & asked.relation):
         return None
     answer = _field_value(asked, field["value"])
-    if not answer or any(_norm(answer) == _norm(n) for n in asked.names):
+    if not answer or any(norm(answer) == norm(n) for n in asked.names):
         return None
     head = _record_of(s.passage)
     best: tuple[int, str] | None = None
@@ -999,8 +982,8 @@ def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = 
     for cand in candidates(span):
         if cand.tokens & about or rel.i in cand.tokens:
             continue
-        if _norm(cand.text) in {_norm(n) for n in asked.names} or any(
-                _norm(cand.text) in _norm(n) for n in asked.names):
+        if norm(cand.text) in {norm(n) for n in asked.names} or any(
+                norm(cand.text) in norm(n) for n in asked.names):
             continue
         if not fits_kind(asked, cand):
             continue
@@ -1018,7 +1001,7 @@ def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = 
             name = antecedent(tok)
             if hit is None or not name or not _role_fits(asked.role, rel, hit[1]):
                 continue
-            if _norm(name) in {_norm(n) for n in asked.names}:
+            if norm(name) in {norm(n) for n in asked.names}:
                 continue
             person = tok.lower_ in _PERSONAL
             if ("PERSON" in asked.kind.labels and person) or (not person and asked.kind.labels & {"ORG", "GPE", "LOC",
@@ -1096,7 +1079,7 @@ def _with_coordinated(best: _Candidate, others: Sequence[_Candidate], span: Any)
     seps: list[str] = []
     for other in sorted(others, key=lambda c: min(c.tokens)):
         last = joined[-1]
-        if min(other.tokens) <= max(last.tokens) or (other.label in _VALUE_LABELS) != (best.label in _VALUE_LABELS):
+        if min(other.tokens) <= max(last.tokens) or (other.label in VALUE_LABELS) != (best.label in VALUE_LABELS):
             continue
         end = doc[max(last.tokens)]
         between = doc.text[end.idx + len(end):doc[min(other.tokens)].idx]
@@ -1121,7 +1104,7 @@ def _near_miss(asked: Asked, span: Any, about: set[int]) -> tuple[str, str] | No
     for cand in candidates(span):
         if cand.tokens & about or not fits_kind(asked, cand):
             continue
-        if asked.wh_noun and not re.search(rf"\b{re.escape(_stem(asked.wh_noun))}", cand.text.casefold()) and \
+        if asked.wh_noun and not re.search(rf"\b{re.escape(stem(asked.wh_noun))}", cand.text.casefold()) and \
                 asked.role not in ("adverbial", "count"):
             continue
         verb = cand.root

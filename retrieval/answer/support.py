@@ -124,7 +124,8 @@ _NOT_CONSTRAINTS = frozenset({
     "thing", "kind", "type", "part", "one", "lot", "way", "time", "most", "many", "much", "more", "other", "same",
     "such", "own", "few", "several", "certain", "which", "what", "whose",
 })
-_VALUE_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "QUANTITY", "PERCENT"})
+VALUE_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "QUANTITY", "PERCENT"})
+"""NER labels of values rather than names: an answer, never a subject."""
 _SOFT_LABELS = frozenset({"NORP"})
 """Nationalities are written as adjectives and nouns alike ("Norwegian", "Norway"): checked as terms."""
 
@@ -218,7 +219,7 @@ def question_needs(question: str, nlp: Any, irregular: Mapping[str, tuple[str, .
         end = next((t.i for t in ent if t.tag_ == "POS"), ent.end)
         covered.update(range(ent.start, end + (end < ent.end)))
         soft = ent.label_ in _SOFT_LABELS and not (len(ent) > 1 and all(t.pos_ == "PROPN" for t in ent))
-        if ent.label_ in _VALUE_LABELS or soft or end == ent.start:  # "Amara Nwosu" is no nationality
+        if ent.label_ in VALUE_LABELS or soft or end == ent.start:  # "Amara Nwosu" is no nationality
             continue
         entities.append(doc[ent.start:end].text)
     run: list[int] = []
@@ -319,14 +320,15 @@ def irregular_forms(nlp: Any) -> Mapping[str, tuple[str, ...]]:
     return {lemma: tuple(sorted(f)) for lemma, f in forms.items()}
 
 
-def _stem(term: str) -> str:
+def stem(term: str) -> str:
+    """A word's first letters, the prefix its other forms share ("employ" for "employees")."""
     return term[: max(4, len(term) - 3)] if len(term) > 4 else term
 
 
 def _has_term(term: Term, text: str) -> bool:
     """The term's stem starting a word ("employ" in "employs"), or a derivation prose writes instead as a
     word of its own ("born", but not the "-born" of "Nigerian-born", which says where, not when)."""
-    if re.search(rf"\b{re.escape(_stem(term.lemma))}", text):
+    if re.search(rf"\b{re.escape(stem(term.lemma))}", text):
         return True
     return any(re.search(rf"(?<![\w-]){re.escape(f)}(?!\w)", text) for f in _DERIVED.get(term.lemma, ()))
 
