@@ -8,9 +8,7 @@ stored ones, and a real uvicorn server answers the MCP client's JSON-RPC over HT
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +16,6 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 from kgrag.api.app import create_app
 from kgrag.api.deps import build_resources
@@ -30,7 +27,10 @@ from kgrag.core.settings import AnswerSettings, DatabaseSettings, RerankSettings
 from kgrag.ingest.pipeline import Ingestor
 from kgrag.retrieval.maintenance import publish_bm25
 
-from tests.conftest import create_database
+from tests.conftest import REPO_ROOT, create_database
+
+sys.path.insert(0, str(REPO_ROOT / "bench"))
+import soak  # the uvicorn-in-a-thread the other API tests serve with
 
 ALPHA_TEXT = "Project Heron is led by Astrid Alvestad in Oslo."
 BETA_TEXT = "Project Heron is run by Bruno Bettencourt from Porto."
@@ -61,12 +61,6 @@ def _fill(rt: Runtime, folder: Path, workspace: str, text: str) -> None:
     publish_bm25(ws)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def served(pg_server: str, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """`kgrag mcp --transport http --workspace alpha` as the command builds it, with stored keys only."""
@@ -88,19 +82,10 @@ def served(pg_server: str, embedder: Embedder, tmp_path_factory: pytest.TempPath
         admin.workspaces.delete("gamma")
     rt = Runtime(_settings(root / "mcp", url, workspace="alpha"), embedder=embedder)
     res = build_resources(rt)
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(http_app(res), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, name="mcp-keys", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the MCP HTTP server did not start"
-        time.sleep(0.05)
     try:
-        yield Served(f"http://127.0.0.1:{port}{MCP_PATH}", keys, key_ids, rt, Audit(rt.database))
+        with soak.serve_in_thread(http_app(res)) as base:
+            yield Served(base + MCP_PATH, keys, key_ids, rt, Audit(rt.database))
     finally:
-        server.should_exit = True
-        thread.join(timeout=15)
         res.close()
         rt.close()
 
