@@ -46,6 +46,7 @@ from kgrag.kg.liveness import Liveness, current_liveness
 from kgrag.kg.serving import LoadedGraph
 from kgrag.retrieval.answer import Answer, TextModel
 from kgrag.retrieval.answer.grounded import gate, grounded_answer
+from kgrag.retrieval.answer.hop import follow_bridge
 from kgrag.retrieval.conversation import Standalone, Turn, standalone_question
 from kgrag.retrieval.gate import GateDecision
 from kgrag.retrieval.results import PipelineResult
@@ -110,10 +111,16 @@ def standalone_request(body: QueryRequest, res: Resources) -> tuple[QueryRequest
 
 def retrieve(body: QueryRequest, res: Resources) -> tuple[PipelineResult, GateDecision]:
     check_limits(body, res.settings)
-    result = res.pipeline.run(body.question, signals=body.signals, top_k=body.top_k,
-                              filters=body.filters.to_core(), rerank=body.rerank)
-    # the support check reads the passages with spaCy: only worth it when an answer is wanted
-    return result, gate(result, res.settings, res.runtime.spacy() if body.answer else None)
+    def run(question: str) -> PipelineResult:
+        return res.pipeline.run(question, signals=body.signals, top_k=body.top_k, filters=body.filters.to_core(),
+                                rerank=body.rerank)
+
+    result = run(body.question)
+    if not body.answer:  # the second hop and the support check read the passages with spaCy: only for answers
+        return result, gate(result, res.settings)
+    nlp = res.runtime.spacy()
+    result = follow_bridge(result, run, nlp, res.settings)
+    return result, gate(result, res.settings, nlp)
 
 
 def retrieval_out(result: PipelineResult, decision: GateDecision, answer_stage: StageOut,

@@ -374,6 +374,11 @@ class AnswerSettings(BaseModel):
         description="Gate on the best fused score, normalised so 1.0 = rank 1 in every signal that ran. "
         "RRF is rank-only, so it cannot spot an out-of-corpus question: off (0) by default.",
     )
+    hop_passages: int = Field(
+        default=2, ge=0, le=10, description="A question that describes its subject (\"the company that acquired "
+        "X\") and whose passages name a bridge for it but state no answer gets a second retrieval for the "
+        "bridge (retrieval/answer/hop.py): this many of its new passages are added. 0: no second hop.",
+    )
     min_dense_similarity: float = Field(
         default=0.40, description="Gate on the best dense cosine when rerank did not run; calibrated for "
         "all-MiniLM-L6-v2 (recalibrate for another embedding model).",

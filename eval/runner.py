@@ -25,7 +25,8 @@ from kgrag.eval.metrics import dedupe, exact_match, keyword_recall, token_f1
 from kgrag.ingest.pipeline import Ingestor
 from kgrag.retrieval.answer.base import Answer, TextModel, complete
 from kgrag.retrieval.answer.factory import answerer_for
-from kgrag.retrieval.answer.grounded import gate, passages_from
+from kgrag.retrieval.answer.grounded import answer_passages, gate
+from kgrag.retrieval.answer.hop import follow_bridge
 from kgrag.retrieval.conversation import Standalone, Turn, standalone_question
 from kgrag.retrieval.pipeline import QueryPipeline, build_pipeline
 from kgrag.retrieval.results import PipelineResult
@@ -187,11 +188,14 @@ def run_eval(rt: Runtime, dataset: Dataset, *, ablate: bool, answers: bool | Non
                 result = pipeline.run(asked, signals=cfg.signals, top_k=CHUNK_DEPTH, rerank=cfg.rerank)
                 refused, text, answer, reason = None, None, None, ""
                 if answerer is not None:
+                    result = follow_bridge(
+                        result, lambda q, c=cfg: pipeline.run(q, signals=c.signals, top_k=CHUNK_DEPTH, rerank=c.rerank),
+                        rt.spacy(), rt.settings)
                     decision = gate(result, rt.settings, rt.spacy())
                     refused = decision.verdict == "refuse"
                     text, reason = "", decision.reason  # a refused answer holds no keyword (not the passages)
                     if not refused:
-                        passages = passages_from(result.hits, rt.settings.answer.max_passages)
+                        passages = answer_passages(result, rt.settings)
                         answer = complete(answerer, asked, passages)
                         refused, text, reason = answer.refused, answer.text, answer.text
                 rows.append(question_row(q, result, refused, text, answer, reason, standalone))

@@ -67,6 +67,11 @@ class PipelineResult:
     """The RRF weight each signal got for this query: configured weight × the retriever's own confidence."""
     corpus_empty: bool = False
     """Nothing is stored at all (checked only when no passage came back): the fix is to ingest."""
+    hop: str = ""
+    """The second hop's question, when one ran (retrieval/answer/hop.py): the described subject replaced by
+    the bridge the first passages name ("In which town is Brightwater Fuels based?")."""
+    hop_added: int = 0
+    """Passages the second hop added after the first ``answer.max_passages``: the answer reads them too."""
 
     @property
     def warnings(self) -> list[str]:

@@ -20,6 +20,7 @@ from kgrag.api.cli.questions import (
 from kgrag.retrieval.answer.base import Answer
 from kgrag.retrieval.answer.factory import answerer_for, make_answerer, resolve_backend
 from kgrag.retrieval.answer.grounded import answer_stream, gate
+from kgrag.retrieval.answer.hop import follow_bridge
 from kgrag.retrieval.pipeline import build_pipeline
 from kgrag.retrieval.sync import sync_for
 from rich.markup import escape
@@ -63,7 +64,9 @@ def ask(
                 standalone = follow_up(rt, pipe, answerer, question, previous, signals=wanted, filters=where)
                 print_standalone(standalone)
                 question = standalone.question
-            result = pipe.run(question, signals=wanted, rerank=not no_rerank, filters=where)
+            result = follow_bridge(pipe.run(question, signals=wanted, rerank=not no_rerank, filters=where),
+                                   lambda q: pipe.run(q, signals=wanted, rerank=not no_rerank, filters=where),
+                                   rt.spacy(), rt.settings)
         exit_if_store_empty(result, rt.settings.home)
         print_warnings(result, rt.settings.home)
         final: Answer | None = None

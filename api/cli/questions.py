@@ -105,6 +105,7 @@ def follow_up(rt: Runtime, pipe: QueryPipeline, answerer: Answerer, question: st
     # Imported here, not above: `kgrag query` loads this module and needs the answer stage only with --previous.
     from kgrag.retrieval.answer.base import TextModel
     from kgrag.retrieval.answer.grounded import gate, grounded_answer
+    from kgrag.retrieval.answer.hop import follow_bridge
     from kgrag.retrieval.conversation import Turn, standalone_question
 
     llm = answerer if isinstance(answerer, TextModel) else None
@@ -112,7 +113,8 @@ def follow_up(rt: Runtime, pipe: QueryPipeline, answerer: Answerer, question: st
     for earlier in previous:
         turns.append(Turn("user", earlier))
         asked = standalone_question(turns, nlp=rt.spacy(), llm=llm).question
-        result = pipe.run(asked, signals=signals, filters=filters)
+        result = follow_bridge(pipe.run(asked, signals=signals, filters=filters),
+                               lambda q: pipe.run(q, signals=signals, filters=filters), rt.spacy(), rt.settings)
         turns.append(Turn("assistant", grounded_answer(result, gate(result, rt.settings, rt.spacy()), answerer,
                                                        rt.settings).text))
     turns.append(Turn("user", question))

@@ -54,12 +54,17 @@ def gate(result: PipelineResult, settings: Settings, nlp: Any = None) -> GateDec
     if decision.verdict != "pass" or nlp is None or not settings.answer.check_support \
             or is_non_latin(result.question):
         return decision
-    support = check_support(result.question, passages_from(result.hits, settings.answer.max_passages), nlp)
+    support = check_support(result.question, answer_passages(result, settings), nlp)
     check = GateCheck("support", 1.0 if support.ok else 0.0, 1.0, support.ok)
     if support.ok:
         return dataclasses.replace(decision, checks=(*decision.checks, check))
     verdict = "refuse" if settings.answer.on_weak_evidence == "refuse" else "warn"
     return GateDecision(verdict, support.reason, (*decision.checks, check))
+
+
+def answer_passages(result: PipelineResult, settings: Settings) -> tuple[Passage, ...]:
+    """The passages an answer reads: the best ``answer.max_passages``, and those a second hop added."""
+    return passages_from(result.hits, settings.answer.max_passages + result.hop_added)
 
 
 def passages_from(hits: Sequence[PassageHit], limit: int) -> tuple[Passage, ...]:
@@ -81,7 +86,7 @@ def answer_stream(
     if decision.verdict == "refuse":
         events: Iterator[AnswerEvent] = iter((refusal(decision.reason),))
     else:
-        passages = passages_from(result.hits, settings.answer.max_passages)
+        passages = answer_passages(result, settings)
         events = strip_unresolved_stream(answerer.stream(result.question, passages), passages)
     streamed = False
     for event in events:
@@ -99,5 +104,5 @@ def grounded_answer(result: PipelineResult, decision: GateDecision, answerer: An
     """The same as ``answer_stream`` without the deltas (one model round trip)."""
     if decision.verdict == "refuse":
         return refusal(decision.reason)
-    answer = answerer.answer(result.question, passages_from(result.hits, settings.answer.max_passages))
+    answer = answerer.answer(result.question, answer_passages(result, settings))
     return dataclasses.replace(answer, warning=decision.reason) if decision.verdict == "warn" else answer

@@ -121,10 +121,42 @@ class Asked:
     what it is about; a sentence or record writing all of them is about it."""
     embedded: str = ""
     """The question as a clause ("where Ingrid Halvorsen was born"), for the refusal."""
+    description: tuple[int, int] | None = None
+    """Where the question describes its subject ("the company that acquired Lumen Robotics"), as character
+    offsets: a bridge's name put there makes the question a second hop can retrieve for."""
 
     @property
     def described(self) -> bool:
         return bool(self.cues)
+
+
+_RELATIVE = re.compile(r"^(?:the|a|an|its|his|her|their)\s+(?P<noun>[\w-]+)\s+(?P<rel>that|which|who|whose)\s+"
+                       r"(?P<rest>.+)$", re.IGNORECASE)
+
+
+def description_question(asked: Asked) -> str:
+    """The question the description asks by itself, whose answer is the bridge: "Which company supplied the
+    coupling that failed …?" for "the company that supplied the coupling that failed …", "Who is the author
+    of the Quay 4 fuel spill report?" for "the author of the Quay 4 fuel spill report"."""
+    if asked.description is None:
+        return ""
+    start, end = asked.description
+    text = asked.question[start:end]
+    m = _RELATIVE.match(text)
+    if m is None:
+        return f"Who is {text}?"  # read_question reads "who" as a doer or a name: both fit a bridge
+    if m["rel"].casefold() == "who":
+        return f"Who {m['rest']}?"
+    return f"Which {m['noun']} {m['rest']}?"
+
+
+def with_bridge(asked: Asked, bridge: str) -> str:
+    """The question with the bridge's name where it describes its subject: "In which town is Brightwater
+    Fuels based?" for "… is the company that supplied the coupling … based?"."""
+    if asked.description is None:
+        return ""
+    start, end = asked.description
+    return f"{asked.question[:start]}{bridge}{asked.question[end:]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +184,9 @@ class Outcome:
     statement: Statement | None
     refusal: str = ""
     """Why no short answer, when the passages show the question is not answered (a near miss)."""
+    bridges: tuple[str, ...] = ()
+    """For a described subject with no statement found: the names the passages give for it, best first
+    (the one whose sentence writes most of the description's words). A second hop may look them up."""
 
 
 def _words(tok: Any) -> set[str]:
@@ -217,7 +252,7 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
     if composite is not None:  # "father-in-law", "maternal grandmother": no sentence stating "father" answers it
         relation = frozenset({composite.group(0)})
         kind = None  # nor is a person given for another link a near miss: the chain is not read, so no refusal
-    heads, cues = _description(doc, rel, wh, wh_noun_tok, covered)
+    heads, cues, description = _description(doc, rel, wh, wh_noun_tok, covered)
     kinds_of = tuple((t.lemma_.casefold(), name) for t in doc if t.pos_ == "NOUN" for name in names
                      if any(c.dep_ == "compound" and c.i in covered and c.lower_ in name.casefold().split()
                             for c in t.children))
@@ -225,7 +260,7 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
         t.lemma_.casefold() for t in doc if t.pos_ in ("NOUN", "PROPN") and t.i != rel.i and t.tag_ not in _WH
         and (wh_noun_tok is None or t.i != wh_noun_tok.i) and t.lemma_.casefold() not in _GENERIC and len(t) > 2))
     return Asked(question, kind, role, relation, rel.text, wh_noun_tok.lemma_.casefold() if wh_noun_tok else "",
-                 tuple(names), heads, cues, kinds_of, topic, embedded_question(doc, irregular, rel.i))
+                 tuple(names), heads, cues, kinds_of, topic, embedded_question(doc, irregular, rel.i), description)
 
 
 def _relation_word(doc: Any, wh: Any, wh_noun: Any, covered: set[int]) -> Any:
@@ -330,11 +365,12 @@ _GENERIC = frozenset({"one", "thing", "part", "kind", "type", "lot", "most", "na
 
 
 def _description(doc: Any, rel: Any, wh: Any, wh_noun: Any, covered: set[int]
-                 ) -> tuple[frozenset[str], frozenset[str]]:
+                 ) -> tuple[frozenset[str], frozenset[str], tuple[int, int] | None]:
     """The words that describe the question's subject rather than name it: "company" and "acquired" in
     "Who founded the company that acquired Lumen Robotics?". Empty when the question names its subject
     ("Who founded Lumen Robotics?", "Where did Ingrid Halvorsen study engineering?"): a described subject
-    is a common noun with an article or an owner ("the yard in Finland", "Samuel Okafor's institute")."""
+    is a common noun with an article or an owner ("the yard in Finland", "Samuel Okafor's institute").
+    Also where the description is written: the widest described noun's phrase that holds a name."""
     skip = {rel.i, wh.i, *(() if wh_noun is None else (wh_noun.i,))}
     described = [t for t in doc if t.pos_ == "NOUN" and t.i not in covered and t.i not in skip
                  and t.lemma_ not in _GENERIC and not any(c.pos_ == "PROPN" and c.dep_ == "compound"
@@ -342,9 +378,9 @@ def _description(doc: Any, rel: Any, wh: Any, wh_noun: Any, covered: set[int]
                  and any(c.dep_ in ("det", "poss") and (c.lower_ in ("the", "a", "an", "its", "his", "her",
                                                                       "their") or c.i in covered)
                          for c in t.children)
-                 and (any(d.i in covered for d in t.subtree) or t.dep_ in ("nsubj", "nsubjpass"))]
+                 and (any(d.i in covered for d in _extent(t, covered)) or t.dep_ in ("nsubj", "nsubjpass"))]
     if not described or not covered:  # a question naming nothing is about its topic nouns, not through a bridge
-        return frozenset(), frozenset()
+        return frozenset(), frozenset(), None
     out: set[str] = set()
     for t in doc:
         if t.i in covered or t.i in skip or t.is_stop or not t.is_alpha or len(t) < 3:
@@ -357,7 +393,42 @@ def _description(doc: Any, rel: Any, wh: Any, wh_noun: Any, covered: set[int]
     heads: set[str] = set()
     for t in described:
         heads |= _paraphrases(t)
-    return frozenset(heads), frozenset(out)
+    return frozenset(heads), frozenset(out), _phrase_of(described, covered, skip)
+
+
+def _extent(t: Any, covered: set[int]) -> list[Any]:
+    """``t``'s phrase, and a name right after it that the small parser hung elsewhere ("the contractor for
+    project PR-2024-004", the identifier split and attached to the verb)."""
+    sub = list(t.subtree)
+    doc = t.doc
+    if not any(d.i in covered for d in sub):
+        return sub
+    start, end = sub[0].i, sub[-1].i + 1
+    while start > 0 and start - 1 in covered:  # "Maurice, Prince Of Orange's father": the name's head too
+        start -= 1
+    while end < len(doc) and end in covered:
+        end += 1
+    return [*doc[start:sub[0].i], *sub, *doc[sub[-1].i + 1:end]]
+
+
+def _phrase_of(described: Sequence[Any], covered: set[int], skip: set[int]) -> tuple[int, int] | None:
+    """The character span of the widest described noun phrase that holds one of the question's names ("the
+    author of the Quay 4 fuel spill report"), cut before the wh-word or the relation where the small parser
+    hangs them inside it ("the author of … report work for")."""
+    spans = []
+    for t in described:
+        sub = _extent(t, covered)
+        stop = next((d.i for d in sub if d.i > t.i and d.i in skip), None)
+        sub = [d for d in sub if stop is None or d.i < stop]
+        while sub and sub[-1].i not in covered and sub[-1].pos_ in ("ADP", "PUNCT", "CCONJ", "SCONJ", "PART", "AUX"):
+            sub.pop()
+        if sub and any(d.i in covered for d in sub) and not any(d.i in skip for d in sub):
+            end = sub[-1].i + 1
+            opened = sum(d.text.count("(") - d.text.count(")") for d in sub)
+            while opened > 0 and end < len(t.doc) and t.doc[end].text == ")":  # "film Palo Alto (2013 Film)"
+                opened, end = opened - 1, end + 1
+            spans.append((sub[0].idx, t.doc[end - 1].idx + len(t.doc[end - 1])))
+    return max(spans, key=lambda sp: sp[1] - sp[0]) if spans else None
 
 
 def _find(doc: Any, name: str) -> list[Any]:
@@ -749,6 +820,10 @@ class _Grounding:
         if self.topic:
             self.depth[self.topic] = 0
         self.via: dict[str, tuple[int, ...]] = {k: () for k in self.depth}
+        self.asked_words = set(re.findall(r"\w[\w-]*", asked.question.casefold()))
+        """A "bridge" the question writes itself ("Incident" for "during incident HB-2025-007") leads nowhere."""
+        self.found: dict[str, str] = {}
+        """Bridges named in a sentence with the description's words (not a passage's title): key → text."""
         self.kinds_of = asked.kinds_of
         self.cover: dict[int, int] = {}
         """Per bridge sentence, how many of the description's words it writes: the best-described bridge
@@ -781,6 +856,8 @@ class _Grounding:
                         continue  # a name beside the description, not the one it describes
                     self.depth[key] = depth
                     self.via[key] = (*self.via[name], i)
+                    if cand.label or len(cand.tokens) > 1:  # not a capitalised common word ("Incident")
+                        self.found[key] = cand.text
                     added = True
                 subject = norm(s.passage.name)
                 if subject and subject not in self.depth and _mentions(s.span, [name]):
@@ -804,6 +881,7 @@ class _Grounding:
         self.depth[key] = depth
         self.via[key] = (*self.via[known[0]], i)
         self.cover[i] = len(_key_words(field["key"]) & asked.cues)
+        self.found[key] = value
         return True
 
     def record_about(self, s: Parsed, *, max_level: int) -> tuple[str, set[int]] | None:
@@ -841,6 +919,11 @@ class _Grounding:
             return set()
         return {t.i for t in s.span if t.lemma_.casefold() in nouns
                 and any(c.dep_ in ("det", "poss") for c in t.children)}
+
+    def bridges(self) -> tuple[str, ...]:
+        """The names found for the description, the best-described first, then the deeper (a later hop)."""
+        ranked = sorted(self.found, key=lambda k: (-self.cover.get(self.via[k][-1], 0), -self.depth[k]))
+        return tuple(self.found[k] for k in ranked if not set(re.findall(r"\w[\w-]*", k)) <= self.asked_words)
 
     def known_in(self, s: Parsed, *, max_level: int = 9) -> tuple[str, set[int]] | None:
         """The best-grounded name ``s`` is about, with its token indexes in the sentence."""
@@ -905,8 +988,10 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
                     near.append((i, *miss))
     if found:
         return Outcome(min(found, key=lambda f: f[:3])[3])
-    if not about or asked.described:
-        return Outcome(None)  # a chain not followed is no proof of absence: the passages, without a short answer
+    if asked.described:  # a chain not followed is no proof of absence: the passages, without a short answer
+        return Outcome(None, bridges=grounding.bridges())
+    if not about:
+        return Outcome(None)
     reason = f"No passage says {asked.embedded}"
     if near:
         value, verb = near[0][1], near[0][2]

@@ -1,0 +1,76 @@
+"""A second hop for a question that describes its subject instead of naming it.
+
+"In which town is the company that supplied the coupling that failed in the Quay 4 spill based?" The first
+retrieval finds the incident report ("the coupling … had been supplied by Brightwater Fuels"), but the town
+is on Brightwater's own page, which shares few words with the question: neither dense nor BM25 ranks it,
+and a generic title ("Supplier profile") gives the graph no title link to follow. The passages already name
+the bridge, so a second retrieval asks the question with the bridge's name in place of the description
+("In which town is Brightwater Fuels based?") and its new passages are added after the first ones. The
+answer then reads the chain across both (retrieval/answer/statement.py), citing the bridge's sentence.
+
+It runs only where it can help: the question describes its subject, the first passages name a bridge for
+it, and no sentence among them states the answer. Self-ask and IRCoT do this with an LLM; here the parse
+that reads the answer also reads the bridge, so it works offline and under any answer backend.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kgrag.core.settings import Settings
+from kgrag.retrieval.answer.base import Passage
+from kgrag.retrieval.answer.extractive import parse_sentences
+from kgrag.retrieval.answer.grounded import passages_from
+from kgrag.retrieval.answer.statement import (
+    Parsed,
+    description_question,
+    find_statement,
+    read_question,
+    with_bridge,
+)
+from kgrag.retrieval.answer.support import irregular_forms, question_needs
+from kgrag.retrieval.results import PipelineResult
+
+
+def second_hop_question(question: str, texts: list[tuple[Passage, str]], nlp: Any,
+                        irregular: Mapping[str, tuple[str, ...]] | None = None) -> str:
+    """The question to retrieve for next, or "" when there is none. ``texts``: (passage, text) pairs."""
+    irregular = irregular_forms(nlp) if irregular is None else irregular
+    asked = read_question(question, nlp, question_needs(question, nlp, irregular).entities, irregular)
+    if asked is None or not asked.described or asked.description is None:
+        return ""
+    sentences = [Parsed(p, span) for (p, _), parsed in zip(texts, parse_sentences(nlp, [t for _, t in texts]),
+                                                           strict=True) for _, _, span in parsed]
+    outcome = find_statement(asked, sentences, range(len(sentences)))
+    if outcome.statement is not None or outcome.refusal:
+        return ""
+    inner_question = description_question(asked)
+    inner = read_question(inner_question, nlp, question_needs(inner_question, nlp, irregular).entities, irregular)
+    stated = None if inner is None else find_statement(inner, sentences, range(len(sentences))).statement
+    # the description, asked by itself, answered by a sentence: that is the bridge. A name merely found beside
+    # the description's words (outcome.bridges) is too often the wrong one to spend a retrieval on.
+    return "" if stated is None else with_bridge(asked, stated.answer)
+
+
+def follow_bridge(result: PipelineResult, retrieve: Callable[[str], PipelineResult], nlp: Any,
+                  settings: Settings) -> PipelineResult:
+    """``result`` with the second hop's new passages after the first ``answer.max_passages`` (unchanged when
+    no hop applies). ``retrieve`` runs the pipeline as the first retrieval ran (signals, filters, rerank)."""
+    limit, extra = settings.answer.max_passages, settings.answer.hop_passages
+    if extra <= 0 or not result.hits:
+        return result
+    t0 = time.perf_counter()
+    first = passages_from(result.hits, limit)
+    question = second_hop_question(result.question, [(p, p.text) for p in first], nlp)
+    if not question:
+        return result
+    hop = retrieve(question)
+    seen = {p.chunk_id for p in first}
+    added = tuple(h for h in hop.hits if h.chunk_id not in seen)[:extra]
+    rest = tuple(h for h in result.hits[limit:] if h.chunk_id not in {a.chunk_id for a in added})
+    return dataclasses.replace(result, hits=(*result.hits[:limit], *added, *rest), hop=question,
+                               hop_added=len(added),
+                               timings={**result.timings, "hop": time.perf_counter() - t0})

@@ -1,0 +1,79 @@
+"""A second hop for a question that describes its subject (retrieval/answer/hop.py).
+
+"In which town is the company that supplied the cable based?" The first passages name the supplier; its
+own page, which says where it is, shares few words with the question and a generic title. The hop asks
+the question again with the bridge's name in place of the description, and the answer reads the chain.
+Real spaCy, real embeddings, a real pipeline over a real database.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from kgrag.core.models import Embedder
+from kgrag.core.runtime import Runtime
+from kgrag.ingest.loaders import load_text
+from kgrag.retrieval.answer import ExtractiveAnswerer, Passage
+from kgrag.retrieval.answer.grounded import answer_passages, gate, grounded_answer
+from kgrag.retrieval.answer.hop import follow_bridge, second_hop_question
+from kgrag.retrieval.pipeline import build_pipeline
+
+from tests.kg_fixtures import nlp_fixture  # noqa: F401  (the `nlp` fixture)
+from tests.retrieval_corpus import ingest
+
+INCIDENT = ("Incident note", "On 3 May a container fell from the crane at Berth 7 when its hoist cable parted. "
+                             "The hoist cable had been supplied by Velloria Rigging in 2018.")
+PROFILE = ("Supplier profile", "Velloria Rigging is a wire rope maker based in Dunmarsh. It has made slings and "
+                               "cables for ports since 1974.")
+
+
+def _passages(*texts: tuple[str, str]) -> list[tuple[Passage, str]]:
+    out = []
+    for i, (title, text) in enumerate(texts, start=1):
+        out.append((Passage(i, 100 + i, 100 + i, text, f"{title}.md", title), text))
+    return out
+
+
+@pytest.mark.parametrize(("question", "hop"), [
+    ("In which town is the company that supplied the hoist cable at Berth 7 based?",
+     "In which town is Velloria Rigging based?"),
+    ("Where is the supplier of the hoist cable at Berth 7 based?", "Where is Velloria Rigging based?"),
+])
+def test_the_bridge_the_passages_state_replaces_the_description(nlp: Any, question: str, hop: str) -> None:
+    assert second_hop_question(question, _passages(INCIDENT), nlp) == hop
+
+
+def test_no_hop_where_the_passages_answer_or_the_question_names_its_subject(nlp: Any) -> None:
+    described = "In which town is the company that supplied the hoist cable at Berth 7 based?"
+    assert second_hop_question(described, _passages(INCIDENT, PROFILE), nlp) == ""  # answered already
+    assert second_hop_question("Where is Velloria Rigging based?", _passages(INCIDENT), nlp) == ""  # named
+    unrelated = ("Harbour note", "The harbour office at Berth 7 opens at eight.")
+    assert second_hop_question(described, _passages(unrelated), nlp) == ""  # no sentence states a supplier
+
+
+def test_the_hop_retrieves_the_bridges_page_and_the_answer_cites_both(
+        runtime: Runtime, embedder: Embedder, nlp: Any) -> None:
+    ingest(runtime, [load_text(text, source=f"notes/{i}.md", title=title)
+                     for i, (title, text) in enumerate([INCIDENT, PROFILE, (
+                         "Crane log", "The Berth 7 crane lifted 212 containers in May. Its cable and hoist were "
+                                      "inspected in April and again after the incident.")])])
+    settings = runtime.settings.model_copy(update={"answer": runtime.settings.answer.model_copy(
+        update={"max_passages": 1, "check_support": False})})
+    question = "In which town is the company that supplied the hoist cable at Berth 7 based?"
+    with build_pipeline(runtime, signals=("dense", "bm25")) as pipe:
+        def run(q: str) -> Any:
+            return pipe.run(q, rerank=False, top_k=5)
+
+        first = run(question)
+        assert [h.source for h in first.hits[:1]] == ["notes/0.md"]  # one passage: the incident, not the profile
+        result = follow_bridge(first, run, nlp, settings)
+        no_hop = follow_bridge(first, run, nlp, settings.model_copy(update={"answer": settings.answer.model_copy(
+            update={"hop_passages": 0})}))
+    assert result.hop == "In which town is Velloria Rigging based?" and result.hop_added >= 1
+    assert [p.source for p in answer_passages(result, settings)][:2] == ["notes/0.md", "notes/1.md"]
+    answerer = ExtractiveAnswerer(embedder, nlp)
+    answer = grounded_answer(result, gate(result, settings), answerer, settings)
+    assert answer.short == "Dunmarsh", answer.text
+    assert "[1]" in answer.text and "[2]" in answer.text  # the bridge's sentence and the town's
+    assert no_hop.hop == "" and grounded_answer(no_hop, gate(no_hop, settings), answerer, settings).short == ""
