@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kgrag.retrieval.answer.base import TextModel
-from kgrag.retrieval.answer.support import question_needs
+from kgrag.retrieval.answer.support import VALUE_LABELS, question_needs
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +70,7 @@ _PRONOUNS: dict[str, tuple[str, ...]] = {
     "there": _PLACE,
 }
 _POSSESSIVE = frozenset({"his", "its", "their", "hers"})
+_PERSONAL = frozenset({"he", "him", "his", "she", "her", "hers"})
 _ELLIPSIS = re.compile(r"^\s*(?:and|what about|how about|and what about)\s+(?P<subject>[^?]+?)\s*\??\s*$",
                        re.IGNORECASE)
 _SOURCES = re.compile(r"\n+Sources:\n.*\Z", re.DOTALL)
@@ -129,6 +130,13 @@ def resolve_offline(question: str, earlier: Sequence[Turn], nlp: Any) -> tuple[s
         name = None
         if kinds is not None:
             name = next((n for n, label in entities if label in kinds and n.casefold() not in own), None)
+            if name is None:
+                # the small NER often mislabels a name ("Kittiwake Boatworks" as a person, "Brigid Ashworth" as a
+                # building): when no name has the pronoun's own label, a non-person name stands for "it", and
+                # the latest turn's first name (an answer's short span) for any pronoun
+                name = next((n for n, label in entities if word not in _PERSONAL and label not in VALUE_LABELS
+                             and label not in _PERSON and n.casefold() not in own), None) or next(
+                    (n for n, label in entities[:1] if label not in VALUE_LABELS and n.casefold() not in own), None)
         if name is None:
             out.append(tok.text_with_ws)
             continue

@@ -16,3 +16,15 @@ def test_an_elliptical_follow_up_swaps_in_the_user_s_words_verbatim(nlp: Any, su
     question, resolved = resolve_offline(f"And {subject}?", earlier, nlp)
     assert question == f"Where is {subject} headquartered?"  # a backslash is text, not a group reference
     assert resolved == {"Corvid Systems": subject}
+
+
+@pytest.mark.parametrize(("asked", "answer", "follow_up", "standalone"), [
+    # the small NER reads "Kittiwake Boatworks" as a person and "Brigid Ashworth" as a building
+    ("Which boatbuilder built the Gannet?", "Kittiwake Boatworks built the Gannet in 2016.", "Where is it based?",
+     "Where is Kittiwake Boatworks based?"),
+    ("Who is the Harbour Director?", "Brigid Ashworth.", "Where was she born?", "Where was Brigid Ashworth born?"),
+])
+def test_a_pronoun_finds_the_answer_s_name_whatever_label_ner_gave_it(
+        nlp: Any, asked: str, answer: str, follow_up: str, standalone: str) -> None:
+    turns = [Turn("user", asked), Turn("assistant", answer)]
+    assert resolve_offline(follow_up, turns, nlp)[0] == standalone
