@@ -16,7 +16,7 @@ from kgrag.core.runtime import Runtime
 from kgrag.ingest.loaders import load_text
 from kgrag.retrieval.answer import ExtractiveAnswerer, Passage
 from kgrag.retrieval.answer.grounded import answer_passages, gate, grounded_answer
-from kgrag.retrieval.answer.hop import follow_bridge, second_hop_question
+from kgrag.retrieval.answer.hop import follow_bridge, second_hop
 from kgrag.retrieval.pipeline import build_pipeline
 
 from tests.kg_fixtures import nlp_fixture  # noqa: F401  (the `nlp` fixture)
@@ -41,15 +41,16 @@ def _passages(*texts: tuple[str, str]) -> list[tuple[Passage, str]]:
     ("Where is the supplier of the hoist cable at Berth 7 based?", "Where is Velloria Rigging based?"),
 ])
 def test_the_bridge_the_passages_state_replaces_the_description(nlp: Any, question: str, hop: str) -> None:
-    assert second_hop_question(question, _passages(INCIDENT), nlp) == hop
+    found = second_hop(question, _passages(INCIDENT), nlp)
+    assert found is not None and (found.question, found.bridge) == (hop, "Velloria Rigging")
 
 
 def test_no_hop_where_the_passages_answer_or_the_question_names_its_subject(nlp: Any) -> None:
     described = "In which town is the company that supplied the hoist cable at Berth 7 based?"
-    assert second_hop_question(described, _passages(INCIDENT, PROFILE), nlp) == ""  # answered already
-    assert second_hop_question("Where is Velloria Rigging based?", _passages(INCIDENT), nlp) == ""  # named
+    assert second_hop(described, _passages(INCIDENT, PROFILE), nlp) is None  # answered already
+    assert second_hop("Where is Velloria Rigging based?", _passages(INCIDENT), nlp) is None  # named
     unrelated = ("Harbour note", "The harbour office at Berth 7 opens at eight.")
-    assert second_hop_question(described, _passages(unrelated), nlp) == ""  # no sentence states a supplier
+    assert second_hop(described, _passages(unrelated), nlp) is None  # no sentence states a supplier
 
 
 def test_the_hop_retrieves_the_bridges_page_and_the_answer_cites_both(
@@ -77,3 +78,17 @@ def test_the_hop_retrieves_the_bridges_page_and_the_answer_cites_both(
     assert answer.short == "Dunmarsh", answer.text
     assert "[1]" in answer.text and "[2]" in answer.text  # the bridge's sentence and the town's
     assert no_hop.hop == "" and grounded_answer(no_hop, gate(no_hop, settings), answerer, settings).short == ""
+
+
+FILM = ("The Song of Lanterns", "The Song of Lanterns is a 1982 Armenian drama film directed and written by "
+                                "Albert Mkrtchyan.")
+
+
+def test_the_described_subject_sits_inside_an_attribute_noun_and_joined_verbs_share_their_agent(nlp: Any) -> None:
+    """"the place of death of the director of film X": the bridge replaces "the director of film X", and "directed
+    and written by Y" states who directed it (the "by" hangs on the second verb)."""
+    found = second_hop("Where was the place of death of the director of film The Song of Lanterns?",
+                       _passages(FILM), nlp)
+    assert found is not None and found.question == "Where was the place of death of Albert Mkrtchyan?"
+    found = second_hop("What is the nationality of the director of film The Song of Lanterns?", _passages(FILM), nlp)
+    assert found is not None and found.bridge == "Albert Mkrtchyan"

@@ -16,8 +16,10 @@ that reads the answer also reads the bridge, so it works offline and under any a
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from kgrag.core.settings import Settings
@@ -35,24 +37,31 @@ from kgrag.retrieval.answer.support import irregular_forms, question_needs
 from kgrag.retrieval.results import PipelineResult
 
 
-def second_hop_question(question: str, texts: list[tuple[Passage, str]], nlp: Any,
-                        irregular: Mapping[str, tuple[str, ...]] | None = None) -> str:
-    """The question to retrieve for next, or "" when there is none. ``texts``: (passage, text) pairs."""
+@dataclass(frozen=True, slots=True)
+class Hop:
+    question: str
+    """The question with the bridge in place of the description: what the second retrieval asks."""
+    bridge: str
+
+
+def second_hop(question: str, texts: list[tuple[Passage, str]], nlp: Any,
+               irregular: Mapping[str, tuple[str, ...]] | None = None) -> Hop | None:
+    """The second hop to make, or None when there is none. ``texts``: (passage, text) pairs."""
     irregular = irregular_forms(nlp) if irregular is None else irregular
     asked = read_question(question, nlp, question_needs(question, nlp, irregular).entities, irregular)
     if asked is None or not asked.described or asked.description is None:
-        return ""
+        return None
     sentences = [Parsed(p, span) for (p, _), parsed in zip(texts, parse_sentences(nlp, [t for _, t in texts]),
                                                            strict=True) for _, _, span in parsed]
     outcome = find_statement(asked, sentences, range(len(sentences)))
     if outcome.statement is not None or outcome.refusal:
-        return ""
+        return None
     inner_question = description_question(asked)
     inner = read_question(inner_question, nlp, question_needs(inner_question, nlp, irregular).entities, irregular)
     stated = None if inner is None else find_statement(inner, sentences, range(len(sentences))).statement
     # the description, asked by itself, answered by a sentence: that is the bridge. A name merely found beside
     # the description's words (outcome.bridges) is too often the wrong one to spend a retrieval on.
-    return "" if stated is None else with_bridge(asked, stated.answer)
+    return None if stated is None else Hop(with_bridge(asked, stated.answer), stated.answer)
 
 
 def follow_bridge(result: PipelineResult, retrieve: Callable[[str], PipelineResult], nlp: Any,
@@ -64,13 +73,18 @@ def follow_bridge(result: PipelineResult, retrieve: Callable[[str], PipelineResu
         return result
     t0 = time.perf_counter()
     first = passages_from(result.hits, limit)
-    question = second_hop_question(result.question, [(p, p.text) for p in first], nlp)
-    if not question:
+    hop = second_hop(result.question, [(p, p.text) for p in first], nlp)
+    if hop is None:
         return result
-    hop = retrieve(question)
     seen = {p.chunk_id for p in first}
-    added = tuple(h for h in hop.hits if h.chunk_id not in seen)[:extra]
+    # only passages that name the bridge: its own page is what the hop is for, the rest is noise it brought
+    added = tuple(h for h in retrieve(hop.question).hits if h.chunk_id not in seen
+                  and _names(f"{h.title}\n{h.text}", hop.bridge))[:extra]
     rest = tuple(h for h in result.hits[limit:] if h.chunk_id not in {a.chunk_id for a in added})
-    return dataclasses.replace(result, hits=(*result.hits[:limit], *added, *rest), hop=question,
+    return dataclasses.replace(result, hits=(*result.hits[:limit], *added, *rest), hop=hop.question,
                                hop_added=len(added),
                                timings={**result.timings, "hop": time.perf_counter() - t0})
+
+
+def _names(text: str, name: str) -> bool:
+    return re.search(r"(?<!\w)" + re.escape(name.casefold()) + r"(?!\w)", text.casefold()) is not None

@@ -362,6 +362,9 @@ class _Word:
 
 
 _GENERIC = frozenset({"one", "thing", "part", "kind", "type", "lot", "most", "name", "time", "way"})
+_ATTRIBUTE_NOUNS = frozenset({"place", "date", "year", "day", "cause", "nationality", "age", "birthplace"})
+"""Nouns that ask for an attribute of what follows them ("the place of death of the director of …"): the
+described subject is inside them, not them."""
 
 
 def _description(doc: Any, rel: Any, wh: Any, wh_noun: Any, covered: set[int]
@@ -373,7 +376,8 @@ def _description(doc: Any, rel: Any, wh: Any, wh_noun: Any, covered: set[int]
     Also where the description is written: the widest described noun's phrase that holds a name."""
     skip = {rel.i, wh.i, *(() if wh_noun is None else (wh_noun.i,))}
     described = [t for t in doc if t.pos_ == "NOUN" and t.i not in covered and t.i not in skip
-                 and t.lemma_ not in _GENERIC and not any(c.pos_ == "PROPN" and c.dep_ == "compound"
+                 and t.lemma_ not in _GENERIC and t.lemma_ not in _ATTRIBUTE_NOUNS
+                 and not any(c.pos_ == "PROPN" and c.dep_ == "compound"
                                                           for c in t.children)
                  and any(c.dep_ in ("det", "poss") and (c.lower_ in ("the", "a", "an", "its", "his", "her",
                                                                       "their") or c.i in covered)
@@ -401,10 +405,8 @@ def _extent(t: Any, covered: set[int]) -> list[Any]:
     project PR-2024-004", the identifier split and attached to the verb)."""
     sub = list(t.subtree)
     doc = t.doc
-    if not any(d.i in covered for d in sub):
-        return sub
     start, end = sub[0].i, sub[-1].i + 1
-    while start > 0 and start - 1 in covered:  # "Maurice, Prince Of Orange's father": the name's head too
+    while start > 0 and start - 1 in covered and sub[0].i in covered:  # "Maurice, Prince Of Orange's father"
         start -= 1
     while end < len(doc) and end in covered:
         end += 1
@@ -526,6 +528,14 @@ def _neighbours(tok: Any) -> Iterable[tuple[Any, str]]:
             for c in tok.head.children:
                 if c.dep_ in _SUBJECT_EDGES:
                     yield c, "nsubj"
+        if tok.tag_ == "VBN" and not any(c.dep_ == "agent" for c in tok.children):
+            # "directed and written by X": participles joined by "and" share their "by" agent
+            joined = [c for c in tok.children if c.dep_ == "conj" and c.tag_ == "VBN"]
+            joined += [tok.head] if tok.dep_ == "conj" and tok.head.tag_ == "VBN" else []
+            for verb in joined:
+                for c in verb.children:
+                    if c.dep_ == "agent":
+                        yield c, "agent"
         if tok.dep_ == "acl" and tok.tag_ == "VBN":  # "a drone made by X": the drone is what was made
             yield tok.head, "nsubjpass"
         if tok.dep_ == "acl" and tok.tag_ != "VBN":  # "a roboticist, born in Tartu" is tagged acl too
