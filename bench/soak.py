@@ -11,8 +11,9 @@ given through its environment (LD_PRELOAD, MALLOC_ARENA_MAX) apply to it:
     python bench/soak.py --collect bench/out/soak-*.json --out bench/out/soak.json   # one JSON + docs/soak-rss.png
     python bench/harness.py --render bench/REPORT.json --report --merge soak=bench/out/soak.json
 
---allocator: glibc (the default malloc), jemalloc or mimalloc (LD_PRELOAD of Debian's libjemalloc2 /
-libmimalloc2.0), arena2 (glibc with MALLOC_ARENA_MAX=2). Every question is different (made from the
+--allocator: glibc (the default malloc with its default arenas), jemalloc or mimalloc (LD_PRELOAD of Debian's
+libjemalloc2 / libmimalloc2.0), arena2 (glibc with MALLOC_ARENA_MAX=2: what `kgrag serve` sets by default,
+api.malloc_arena_max). Every question is different (made from the
 example corpus's names and titles: a template, one or two subjects), and every query asks for an
 answer (the offline extractive answerer: KGRAG_ANSWER__BACKEND=extractive). Each run gets a fresh
 data home (embedded Postgres) under a temporary folder, seeded with examples/ through the API.
@@ -342,7 +343,7 @@ def seed(base_url: str, examples: Path, api_key: str | None = None) -> None:
 
 LIBDIR = Path("/usr/lib/x86_64-linux-gnu")
 ALLOCATORS: dict[str, dict[str, str]] = {
-    "glibc": {},
+    "glibc": {"KGRAG_API__MALLOC_ARENA_MAX": "0"},  # glibc's own arenas (8 per core), not serve's cap
     "jemalloc": {"LD_PRELOAD": str(LIBDIR / "libjemalloc.so.2")},
     "mimalloc": {"LD_PRELOAD": str(LIBDIR / "libmimalloc.so.2")},
     "arena2": {"MALLOC_ARENA_MAX": "2"},

@@ -437,6 +437,13 @@ class ApiSettings(BaseModel):
         description="Most characters of text all messages of one chat request may carry together (422 above); "
                     "the question that reaches the retrievers and the answerer is also held to max_question_chars.",
     )
+    malloc_arena_max: int = Field(
+        default=2, ge=0, le=64,
+        description="glibc malloc arenas `kgrag serve` allows (mallopt M_ARENA_MAX, set at its start): with 8 "
+                    "concurrent answered queries, 2 arenas ended a 30-minute soak 137 MB (12%) lower than glibc's "
+                    "default of 8 per core, at the same growth (bench/REPORT.md, Soak). 0: glibc's default. A "
+                    "MALLOC_ARENA_MAX in the environment wins; other C libraries ignore it.",
+    )
 
 
 class ArtifactSettings(BaseModel):

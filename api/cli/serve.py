@@ -91,8 +91,10 @@ def serve(
     """
     import uvicorn
     from kgrag.api.app import create_app
+    from kgrag.core.memory import cap_malloc_arenas
 
     settings = in_workspace(load_settings(), workspace)
+    cap_malloc_arenas(settings.api.malloc_arena_max)  # before uvicorn and the models start their threads
     api = settings.api.model_copy(update={k: v for k, v in (("host", host), ("port", port)) if v is not None})
     has_keys = bool(api.api_keys) or (not _is_loopback(api.host) and stored_keys(settings))
     check_exposure(api.host, has_keys, allow_no_auth, command="kgrag serve")
