@@ -23,7 +23,14 @@ from typing import NamedTuple
 
 from kgrag.core.text import WORD
 from kgrag.core.text import sentence_around as text_sentence_around
-from kgrag.kg.subjects import document_subject, plain_name, stated_names, subject_variants, usable_title
+from kgrag.kg.subjects import (
+    document_subject,
+    plain_name,
+    record_codes,
+    stated_names,
+    subject_variants,
+    usable_title,
+)
 
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
 _TRAILING_PAREN = re.compile(r"\s*\([^()]*\)\s*$")
@@ -120,11 +127,12 @@ def subject_document(document_id: int, title: str, source: str, opening: str, sh
     name, is_title = document_subject(title, source, opening, max_words=MAX_ALIAS_TOKENS, shared=shared)
     if not name:
         return None
-    # A real title gets no guessed variants, but the names the text itself states are no guess.
+    # A real title gets no guessed variants, but the names the text itself states are no guess: "known as
+    # ...", and the identifier a record's code field gives it ("Project code: PR-2024-004").
     variants = stated_names(opening) if is_title else subject_variants(name, opening)
     if not is_title and usable_title(title, source, MAX_ALIAS_TOKENS):  # a generic title's record name
         variants = (plain_name(name), *variants)
-    return title_document(document_id, name, variants)
+    return title_document(document_id, name, (*variants, *record_codes(opening)))
 
 
 def title_document(document_id: int, title: str, variants: Sequence[str] = ()) -> TitleDocument | None:

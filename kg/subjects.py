@@ -260,10 +260,10 @@ def generic_title_subject(title: str, opening: str, *, shared: int = 1) -> str:
     several documents share ("Staff profile", an organisation's banner) or a dated heading ("Minutes, 14
     May 2025") names a kind of record, so the record's own name field, the name its first sentence says
     *is* something, the entity it writes far more than any other, or (under a shared banner) the heading
-    below it name the document. A unique title without a proper name ("About the agency") gives way only
-    to what the text states (a name field, an "X is ..." sentence): on Wikipedia-style pages a sentence-case
-    title ("Printing press", "Nuit de chien") is still the page's name, its text writes it ("Nuit de chien
-    is a 2008 film"), and its most-written entity is not its subject.
+    below it name the document. A unique title without a proper name that its text never writes ("Contact
+    card") gives way only to a name field: a unique descriptive title ("Skua drone" over "The Skua is an
+    inspection drone ...", "Printing press") is still the document's name, and so is a sentence-case page
+    title its text writes ("Nuit de chien is a 2008 film").
     """
     if named := kind_name(title):
         return named
@@ -273,7 +273,7 @@ def generic_title_subject(title: str, opening: str, *, shared: int = 1) -> str:
         return (name_field(body) or _prose_subject(body) or main_entity(body)
                 or (_clean(below) if below and ":" not in below and not _same(below, title) else ""))
     if not has_proper_name(title) and not _writes(body, title):
-        return name_field(body) or _prose_subject(body)
+        return name_field(body)
     return ""
 
 
@@ -341,6 +341,22 @@ def name_field(body: str) -> str:
         if _name_like(value, heading=True):
             return value
     return ""
+
+
+def record_codes(opening: str) -> tuple[str, ...]:
+    """Identifiers a record states for itself in a field near its top ("Project code: PR-2024-004",
+    "Reference: CT-2024-031"): other documents and questions name it by them. A line of several fields (a
+    table row read as "a: x; b: y") states no single code."""
+    out = []
+    for line in opening.splitlines()[:FIELD_LINES]:
+        m = _CODE_FIELD.match(_MARKUP.sub("", line.strip()))
+        if m is not None and _CODE.match(value := _MARKUP.sub("", m.group("value")).strip()):
+            out.append(value)
+    return tuple(dict.fromkeys(out))
+
+
+_CODE_FIELD = re.compile(r"^(?:[A-Za-z]+\s+)?(?:code|id|no|number|ref|reference)\.?\s*(?::|\|)\s*(?P<value>[^;,]+)$",
+                         re.I)
 
 
 def _prose_subject(body: str) -> str:

@@ -13,12 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from kgrag.core.models import Embedder
 from kgrag.core.runtime import Runtime
+from kgrag.core.settings import GraphSettings
 from kgrag.ingest.loaders import load_text
 from kgrag.ingest.pipeline import Ingestor
 from kgrag.kg.documents import document_layer, subject_document
 from kgrag.kg.graphfile import DOCUMENT, read_networkx
-from kgrag.kg.subjects import document_subject, generic_title_subject, plain_name
+from kgrag.kg.holder import graph_holder
+from kgrag.kg.subjects import document_subject, generic_title_subject, plain_name, record_codes
 from kgrag.retrieval.base import Query
 from kgrag.retrieval.graph import build_graph_retriever
 from kgrag.retrieval.maintenance import publish_bm25
@@ -95,9 +98,11 @@ def test_a_shared_banner_gives_way_to_the_heading_below_it() -> None:
     assert _subject("Northwind Dynamics", opening, shared=1) == ("Northwind Dynamics", True)  # unique: a name
 
 
-def test_a_unique_title_without_a_proper_name_gives_way_only_to_what_the_text_states() -> None:
+def test_a_unique_title_without_a_proper_name_gives_way_only_to_a_name_field() -> None:
+    skua = "# Skua drone\n\nThe Skua is an inspection drone made by Northwind Dynamics. The Skua flies far."
+    assert _subject("Skua drone", skua) == ("Skua drone", True)  # descriptive, and the only one: still its name
     about = "About the company\nThe Corvid Systems Group is a maker of drones based in Bergen, founded in 2004."
-    assert _subject("About the company", about) == ("The Corvid Systems Group", False)
+    assert _subject("About the company", about) == ("About the company", True)
     # Wikipedia-style pages keep their sentence-case titles: the text writes them, or states no other name
     assert _subject("Nuit de chien", "Nuit de Chien is a 2008 French- German drama film.") == ("Nuit de chien", True)
     press = ("A printing press is a device for applying pressure to an inked surface. Johannes Gutenberg built "
@@ -114,6 +119,15 @@ def test_a_person_named_with_a_title_of_address_is_also_linked_without_it() -> N
     firm = subject_document(2, "Supplier profile: Skarv Dredging Ltd", "suppliers/skarv.html", "")
     assert firm is not None and firm.aliases[:2] == ("skarv dredging ltd", "skarv dredging")
     assert plain_name("Quell and Co") == "Quell and Co"  # no name ends in a linking word
+
+
+def test_a_records_code_field_is_one_of_its_names() -> None:
+    page = "# North Pier Renewal\n\nProject code: PR-2024-004\n\nThe North Pier shelters the inner harbour."
+    assert record_codes(page) == ("PR-2024-004",)
+    doc = subject_document(1, "North Pier Renewal", "projects/pier.md", page)
+    assert doc is not None and doc.title == "North Pier Renewal" and doc.aliases[-1] == "pr-2024-004"
+    assert record_codes("cost_code: PR-2024-004; budget_line: North Pier Renewal") == ()  # a row of fields
+    assert record_codes("Project code: to be agreed") == ()
 
 
 def test_minutes_naming_a_profiles_person_link_to_the_profile() -> None:
@@ -168,3 +182,25 @@ def test_a_question_naming_a_person_links_to_their_staff_profile_as_a_title(
         fused = pipe.run(QUESTION, top_k=5, rerank=False)
     assert fused.fusion_weights["graph"] > 0
     assert fused.hits[0].chunk_id == built["p/01.md"]
+
+
+def test_a_profile_added_by_a_delta_is_named_as_a_whole_build_names_it(
+        make_settings: Any, embedder: Embedder, nlp: Any) -> None:
+    """A graph delta names its new documents from kg.store.document_heads too: the title's count is the whole
+    corpus's, so a third "Staff profile" is a generic title there as well."""
+    settings = make_settings(graph=GraphSettings(delta_min_chunks=0, delta_max_share=1.0))
+    with Runtime(settings, embedder=embedder) as rt:
+        docs = {source: load_text(text, source=source, title=title) for source, title, text in PROFILES}
+        Ingestor.from_runtime(rt).ingest_documents([d for s, d in docs.items() if s != "p/03.txt"])
+        publish_bm25(rt)
+        assert build(rt, nlp).delta_chunks == 0
+        added = Ingestor.from_runtime(rt).ingest_documents([docs["p/03.txt"]])
+        publish_bm25(rt)
+        assert build(rt, nlp).delta_chunks > 0
+        laid = graph_holder(rt).current()
+        assert laid is not None
+        node = laid.document_node(added.document_ids["p/03.txt"])
+        assert node is not None and laid.name(node) == "Sunniva Brekke"
+        linked = build_graph_retriever(rt).retrieve(Query("When did Sunniva Brekke join?", k=5)).explanation
+        assert (linked["linked_entities"][0]["name"], linked["linked_entities"][0]["how"]) == ("Sunniva Brekke",
+                                                                                             "title")
