@@ -385,7 +385,8 @@ def main_entity(body: str) -> str:
     sentence, when the text writes it at least ``MIN_MAIN_MENTIONS`` times and more often than any other
     name ("Priya Raghunathan studied computer science ... Priya leads Project Lantern"). A given or family
     name written alone counts for the full name it belongs to. Minutes that open with who was present and
-    name several people as often name none."""
+    name several people as often name none. Only a name of two words or more: one capitalised word is as
+    often a term or an acronym ("RNAs", "GBM" in SciFact abstracts under a shared "Summary" title)."""
     runs = _name_runs(body)
     full = {name for name, _, _ in runs if " " in name}
     counts: dict[str, int] = {}
@@ -398,7 +399,7 @@ def main_entity(body: str) -> str:
             if not lead and offset <= start < offset + len(sentence):
                 lead = owner
     ranked = sorted(counts.values(), reverse=True)
-    if not lead or counts[lead] < MIN_MAIN_MENTIONS or counts[lead] < ranked[0] or ranked[1:2] == [ranked[0]]:
+    if " " not in lead or counts[lead] < MIN_MAIN_MENTIONS or counts[lead] < ranked[0] or ranked[1:2] == [ranked[0]]:
         return ""
     return lead
 
