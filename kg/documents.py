@@ -23,7 +23,14 @@ from typing import NamedTuple
 
 from kgrag.core.text import WORD
 from kgrag.core.text import sentence_around as text_sentence_around
-from kgrag.kg.subjects import document_subject, stated_names, subject_variants
+from kgrag.kg.subjects import (
+    document_subject,
+    plain_name,
+    record_codes,
+    stated_names,
+    subject_variants,
+    usable_title,
+)
 
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
 _TRAILING_PAREN = re.compile(r"\s*\([^()]*\)\s*$")
@@ -78,11 +85,11 @@ class DocumentLayer:
     alias_df: dict[str, int]
 
 
-def document_layer(heads: Iterable[tuple[int, str, str, str]], chunks: Iterable[tuple[int, int, str]]
+def document_layer(heads: Iterable[tuple[int, str, str, str, int]], chunks: Iterable[tuple[int, int, str]]
                    ) -> DocumentLayer:
-    """Title documents for (document id, title, source, opening text), named by their title where it is
-    usable, else by the subject their text opens with (kg.subjects); and the mention links found in the
-    chunks' text."""
+    """Title documents for (document id, title, source, opening text, documents sharing the title), named by
+    their title where it names them, else by their subject (kg.subjects: the subject their text opens with,
+    or a generic-titled record's name field or main entity); and the mention links found in the chunks' text."""
     docs = tuple(d for head in heads if (d := subject_document(*head)) is not None)
     links, alias_df = scan_mentions(TitleIndex(docs), chunks)
     return DocumentLayer(docs, tuple(links), alias_df)
@@ -112,15 +119,20 @@ def title_key(text: str) -> str:
     return " ".join(t.key for t in tokens(text))
 
 
-def subject_document(document_id: int, title: str, source: str, opening: str) -> TitleDocument | None:
-    """The document's node name and aliases: its title, or the subject its text opens with (and that
-    subject's variants); None when neither names anything."""
-    name, is_title = document_subject(title, source, opening, max_words=MAX_ALIAS_TOKENS)
+def subject_document(document_id: int, title: str, source: str, opening: str, shared: int = 1
+                     ) -> TitleDocument | None:
+    """The document's node name and aliases: its title, or where the title is missing or generic ("Staff
+    profile", which ``shared`` documents carry) its subject (and that subject's variants); None when
+    neither names anything."""
+    name, is_title = document_subject(title, source, opening, max_words=MAX_ALIAS_TOKENS, shared=shared)
     if not name:
         return None
-    # A real title gets no guessed variants, but the names the text itself states are no guess.
+    # A real title gets no guessed variants, but the names the text itself states are no guess: "known as
+    # ...", and the identifier a record's code field gives it ("Project code: PR-2024-004").
     variants = stated_names(opening) if is_title else subject_variants(name, opening)
-    return title_document(document_id, name, variants)
+    if not is_title and usable_title(title, source, MAX_ALIAS_TOKENS):  # a generic title's record name
+        variants = (plain_name(name), *variants)
+    return title_document(document_id, name, (*variants, *record_codes(opening)))
 
 
 def title_document(document_id: int, title: str, variants: Sequence[str] = ()) -> TitleDocument | None:

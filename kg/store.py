@@ -205,20 +205,25 @@ class GraphStore:
             finally:
                 conn.isolation_level = None
 
-    def document_heads(self, document_ids: Sequence[int] | None = None) -> list[tuple[int, str, str, str]]:
-        """(document id, title, source, opening text) of every document with processed chunks (of those in
-        ``document_ids`` when given): the documents the graph covers, with what is needed to name one whose title
-        cannot (kg.subjects)."""
+    def document_heads(self, document_ids: Sequence[int] | None = None) -> list[tuple[int, str, str, str, int]]:
+        """(document id, title, source, opening text, documents with the same title) of every document with
+        processed chunks (of those in ``document_ids`` when given): the documents the graph covers, with what
+        is needed to name one whose title cannot (kg.subjects). The title count, case and outer spaces aside,
+        is over the whole corpus: six documents titled "Staff profile" share a generic title."""
+        key = "lower(btrim(coalesce(%s.title, '')))"
         only = "" if document_ids is None else " AND d.id = ANY(%s)"
+        among = "" if document_ids is None else (f" WHERE {key % 'o'} IN (SELECT {key % 'n'} FROM documents n"
+                                                 " WHERE n.id = ANY(%s))")
         with self.db.connection() as conn:
             rows = conn.execute(
-                "SELECT d.id, d.title, d.source, (SELECT left(c.text, 600) FROM chunks c WHERE c.document_id = d.id"
-                " ORDER BY c.position LIMIT 1) FROM documents d WHERE EXISTS (SELECT 1 FROM chunks c"
-                " JOIN kg_processed_chunks p ON p.chunk_id = c.id WHERE c.document_id = d.id)"
-                + only + " ORDER BY d.id",
-                () if document_ids is None else (list(document_ids),)
+                f"WITH shared AS (SELECT {key % 'o'} AS k, count(*) AS n FROM documents o{among} GROUP BY 1)"
+                " SELECT d.id, d.title, d.source, (SELECT left(c.text, 600) FROM chunks c WHERE c.document_id = d.id"
+                f" ORDER BY c.position LIMIT 1), s.n FROM documents d JOIN shared s ON s.k = {key % 'd'}"
+                " WHERE EXISTS (SELECT 1 FROM chunks c JOIN kg_processed_chunks p ON p.chunk_id = c.id"
+                " WHERE c.document_id = d.id)" + only + " ORDER BY d.id",
+                () if document_ids is None else (list(document_ids), list(document_ids))
             ).fetchall()
-        return [(int(r[0]), r[1] or "", r[2] or "", r[3] or "") for r in rows]
+        return [(int(r[0]), r[1] or "", r[2] or "", r[3] or "", int(r[4])) for r in rows]
 
     def iter_chunk_texts(self, *, batch_size: int = 5000) -> Iterator[tuple[int, int, str]]:
         """(chunk id, document id, text) of every processed chunk, streamed by a server-side cursor so the

@@ -5,18 +5,26 @@ The document layer links prose to documents by title. A corpus without usable ti
 its documents are usually *about* something that they name first: "Ermengarde of Tours (died 851) was the
 daughter of ...", a "Project Heron" heading line. The subject is found by shape alone (a short name-like
 phrase before the first copula, or a short first line), never from ids or corpus order.
+
+Internal documents have titles, but generic ones: six staff profiles titled "Staff profile", minutes
+titled by their date, a policy headed by the organisation's banner. No question writes those, so the
+graph never linked one. Such a document names its subject elsewhere: in a record's name field ("Name:
+Amara Nwosu"), in a "<kind>: <name>" title ("Supplier profile: Brightwater Fuels"), in what its first
+sentence says *is* something, or by naming one entity far more than any other (``generic_title_subject``).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import PurePath
 
-from kgrag.core.text import WORD, heading_line
+from kgrag.core.text import SENTENCE_END_INLINE, WORD, heading_line
 
 MAX_SUBJECT_WORDS = 8
 _COPULA = re.compile(r"\s(?:is|was|are|were|has been|had been|was once|is also|was also)\s", re.I)
 _PAREN = re.compile(r"\s*[(\[][^()\[\]]*[)\]]\s*")
+_TRAILING_PAREN = re.compile(r"\s*\([^()]*\)\s*$")
 
 _NOT_A_NAME_WORDS = (
     "a an the this that these those it its he she they we i you there here his her their our my your one "
@@ -145,12 +153,14 @@ def _name_like(phrase: str, *, heading: bool) -> bool:
     return bool(content) and all(w[0].isupper() or w[0].isdigit() for w in content)
 
 
-def document_subject(title: str, source: str, opening: str, *, max_words: int) -> tuple[str, bool]:
+def document_subject(title: str, source: str, opening: str, *, max_words: int, shared: int = 1
+                     ) -> tuple[str, bool]:
     """The name a document goes by in the graph, and whether it is its own title (else found in its text;
-    "" when neither says)."""
-    if usable_title(title, source, max_words):
-        return title, True
-    return untitled_subject(source, opening), False
+    "" when neither says). ``shared``: how many documents of the corpus carry this title (kg.store), so a
+    title several documents share counts as generic (``generic_title_subject``)."""
+    if not usable_title(title, source, max_words):
+        return untitled_subject(source, opening), False
+    return (subject, False) if (subject := generic_title_subject(title, opening, shared=shared)) else (title, True)
 
 
 def subject_variants(subject: str, opening: str = "") -> tuple[str, ...]:
@@ -168,6 +178,16 @@ def subject_variants(subject: str, opening: str = "") -> tuple[str, ...]:
         if _PERSON.match(_after(opening, subject, words[-1])):
             out += [f"{w} {words[-1]}" for w in words[1:-1]]
     return tuple(dict.fromkeys(out + list(stated_names(opening))))
+
+
+def plain_name(name: str) -> str:
+    """A record's name without a leading title of address or a trailing legal form, where two words remain
+    ("Captain Ruth Penhallow" is written "Ruth Penhallow", "Orrin Dredging Ltd" "Orrin Dredging"); else the
+    name itself."""
+    words = without_honorific(name).split()
+    if len(words) >= 3 and _LEGAL_FORM.match(words[-1]) and words[-2].lower() not in _LINKERS:
+        words = words[:-1]
+    return " ".join(words) if len(words) >= 2 else name
 
 
 _PERSON = re.compile(r"\s*[(\[](?:[^()\[\]]*\b(?:born|died|n[ée]e|c\.)\b|[^()\[\]]*\d{3,4})", re.I)
@@ -204,3 +224,232 @@ def _after(opening: str, subject: str, last: str) -> str:
         return opening[len(subject):]
     at = opening.find(last)
     return opening[at + len(last):] if at >= 0 else ""
+
+
+# -- generic titles ---------------------------------------------------------------------------------------
+_KIND_NAME = re.compile(r"^(?P<kind>[^:|–—]{2,60}?)\s*(?::|\s[|–—-])\s+(?P<name>.+)$")
+_CODE = re.compile(r"^(?=[A-Z0-9./-]*\d)[A-Z][A-Z0-9]*(?:[-/.][A-Z0-9]+)+$")
+"""An identifier a title names its record by: "HB-2025-007", "CT-2024-031" (capitals, digits, separators)."""
+MAX_KIND_WORDS = 4
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+          r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_DATE = re.compile(rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\.?,?\s+\d{{4}}"
+                   rf"|{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|{_MONTH}\.?\s+\d{{4}}"
+                   r"|\d{4}-\d{2}-\d{2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4})\b", re.I)
+MAX_DATED_WORDS = 2
+"""A heading of a date and at most this many other words ("Minutes, 14 May 2025") says when, not what."""
+_FIELD = re.compile(r"^(?:(?P<label>[A-Za-z]+)\s+)?name\s*(?::|\|)\s*(?P<value>\S.*)$", re.I)
+_NOT_WHOLE_NAME = frozenset(("first", "last", "given", "family", "middle", "user", "file", "host", "domain",
+                             "display", "nick", "sur"))
+"""Field labels that hold part of a name, or the name of something other than the record's subject."""
+FIELD_LINES = 12
+"""A record's name field sits near its top: among this many lines below the title."""
+_MARKUP = re.compile(r"\*\*|__|`|^[\s>*•#|+-]+|[\s|]+$")
+_HONORIFIC = re.compile(r"^(?:mr|mrs|ms|miss|mx|dr|prof|professor|sir|dame|captain|capt|rev|reverend|cllr"
+                        r"|councillor)\.?\s+(?=[A-Z])", re.I)
+_LEGAL_FORM = re.compile(r"^(?:ltd|limited|plc|llc|llp|inc|corp|gmbh|ag|sa|bv|nv|pty|co)\.?$", re.I)
+MIN_MAIN_MENTIONS = 2
+"""The entity a document is most about is written at least this often, and more often than any other."""
+
+
+def generic_title_subject(title: str, opening: str, *, shared: int = 1) -> str:
+    """The subject of a document whose title does not name it ("" when the title is a name, or nothing
+    better is found).
+
+    A "<kind>: <name>" title names it after the colon ("Supplier profile: Brightwater Fuels"). A title
+    several documents share ("Staff profile", an organisation's banner) or a dated heading ("Minutes, 14
+    May 2025") names a kind of record, so the record's own name field, the name its first sentence says
+    *is* something, the entity it writes far more than any other, or (under a shared banner) the heading
+    below it name the document. A unique title without a proper name that its text never writes ("Contact
+    card") gives way only to a name field: a unique descriptive title ("Skua drone" over "The Skua is an
+    inspection drone ...", "Printing press") is still the document's name, and so is a sentence-case page
+    title its text writes ("Nuit de chien is a 2008 film").
+    """
+    if named := kind_name(title):
+        return named
+    body = _below_title(opening, title)
+    if shared > 1 or dated_heading(title):
+        below = heading_line(body) if shared > 1 else None
+        return (name_field(body) or _prose_subject(body) or main_entity(body)
+                or (_clean(below) if below and ":" not in below and not _same(below, title) else ""))
+    if not has_proper_name(title) and not _writes(body, title):
+        return name_field(body)
+    return ""
+
+
+def kind_name(title: str) -> str:
+    """The name in a "<kind>: <name>" title ("Supplier profile: Brightwater Fuels", "Staff profile – Amara
+    Nwosu"), or a "<kind> <identifier>" one ("Incident report HB-2025-007"); "" when the part before the
+    colon is itself a name ("Wrong Turn 2: Dead End", "Mystify: Michael Hutchence")."""
+    title = " ".join(title.split())
+    m = _KIND_NAME.match(title)
+    if m is not None:
+        kind, name = m.group("kind").strip(), _clean(m.group("name"))
+        if _generic_kind(kind) and _name_like(name, heading=True):
+            return name
+        return ""
+    words = title.split(" ")
+    if len(words) >= 2 and _CODE.match(words[-1]) and _generic_kind(" ".join(words[:-1])):
+        return words[-1]
+    return ""
+
+
+def _generic_kind(kind: str) -> bool:
+    """A short phrase naming a kind of record: written in sentence case, with a common word after the first."""
+    words = WORD.findall(kind)
+    return (0 < len(words) <= MAX_KIND_WORDS and words[0][0].isupper() and not kind.isupper()
+            and not has_proper_name(kind) and any(w[0].islower() and w.lower() not in _LINKERS for w in words[1:]))
+
+
+def has_proper_name(title: str) -> bool:
+    """Whether a title writes a name: a one-word or all-capitals title is one ("Teutberga", "HADAG"); a
+    longer one needs a capital after its first word ("Rukn al-Dawla", "Incident report HB-2025-007";
+    "Staff profile" and "About the agency" have none). A trailing "(film)" is no part of it."""
+    words = WORD.findall(_TRAILING_PAREN.sub("", title))
+    if not words:
+        return False
+    return len(words) == 1 or title.isupper() or any(ch.isupper() for w in words[1:] for ch in w)
+
+
+def _writes(body: str, title: str) -> bool:
+    """The text writes the title's words, in any case and with or without accents: it names itself by it
+    ("Par la Fenetre is a 1948 French comedy film" under "Par la fenêtre")."""
+    key = _words_key(_TRAILING_PAREN.sub("", title))
+    return bool(key) and f" {key} " in f" {_words_key(body)} "
+
+
+def _words_key(text: str) -> str:
+    plain = unicodedata.normalize("NFKD", text)
+    return " ".join(WORD.findall("".join(ch for ch in plain if not unicodedata.combining(ch)).casefold()))
+
+
+def dated_heading(title: str) -> bool:
+    """A date and at most a couple of other words: "Minutes, 14 May 2025", "Board meeting 2025-03-12"."""
+    if _DATE.search(title) is None:
+        return False
+    return len(WORD.findall(_DATE.sub(" ", title))) <= MAX_DATED_WORDS
+
+
+def name_field(body: str) -> str:
+    """The value of a record's name field near its top ("Name: Amara Nwosu", "**Name:** Tobias Renwick",
+    "- Full name: ...", a table row "Name | Ruth Penhallow"), when it reads as a name."""
+    for line in body.splitlines()[:FIELD_LINES]:
+        m = _FIELD.match(_MARKUP.sub("", line.strip()))
+        if m is None or (m.group("label") or "").lower() in _NOT_WHOLE_NAME:
+            continue
+        value = _clean(_MARKUP.sub("", m.group("value")))
+        if _name_like(value, heading=True):
+            return value
+    return ""
+
+
+def record_codes(opening: str) -> tuple[str, ...]:
+    """Identifiers a record states for itself in a field near its top ("Project code: PR-2024-004",
+    "Reference: CT-2024-031"): other documents and questions name it by them. A line of several fields (a
+    table row read as "a: x; b: y") states no single code."""
+    out = []
+    for line in opening.splitlines()[:FIELD_LINES]:
+        m = _CODE_FIELD.match(_MARKUP.sub("", line.strip()))
+        if m is not None and _CODE.match(value := _MARKUP.sub("", m.group("value")).strip()):
+            out.append(value)
+    return tuple(dict.fromkeys(out))
+
+
+_CODE_FIELD = re.compile(r"^(?:[A-Za-z]+\s+)?(?:code|id|no|number|ref|reference)\.?\s*(?::|\|)\s*(?P<value>[^;,]+)$",
+                         re.I)
+
+
+def _prose_subject(body: str) -> str:
+    """What the first prose sentence says *is* something ("The Merrow Harbour Agency is the public body ..."):
+    nothing from headings, fields or navigation lines, which have no copula to trust."""
+    return _copula_subject(_first_sentence(body)[1])
+
+
+def _first_sentence(body: str) -> tuple[int, str]:
+    """The first sentence of the first prose line, and its offset in ``body`` ((len, "") when none)."""
+    at = 0
+    for line in body.splitlines(keepends=True):
+        if len(WORD.findall(line)) >= PROSE_MIN_WORDS:
+            lead = len(line) - len(line.lstrip())
+            return at + lead, SENTENCE_END_INLINE.split(line.strip(), maxsplit=1)[0]
+        at += len(line)
+    return len(body), ""
+
+
+PROSE_MIN_WORDS = 6
+"""A line of at least this many words is prose, not a heading, a field or a navigation bar."""
+
+
+def main_entity(body: str) -> str:
+    """The entity the text is most about, by mentions and position: the first name of its first prose
+    sentence, when the text writes it at least ``MIN_MAIN_MENTIONS`` times and more often than any other
+    name ("Priya Raghunathan studied computer science ... Priya leads Project Lantern"). A given or family
+    name written alone counts for the full name it belongs to. Minutes that open with who was present and
+    name several people as often name none. Only a name of two words or more: one capitalised word is as
+    often a term or an acronym ("RNAs", "GBM" in SciFact abstracts under a shared "Summary" title)."""
+    runs = _name_runs(body)
+    full = {name for name, _, _ in runs if " " in name}
+    counts: dict[str, int] = {}
+    offset, sentence = _first_sentence(body)
+    lead = ""
+    for name, start, initial in runs:
+        owner = _owner(name, full, initial=initial)
+        if owner:
+            counts[owner] = counts.get(owner, 0) + 1
+            if not lead and offset <= start < offset + len(sentence):
+                lead = owner
+    ranked = sorted(counts.values(), reverse=True)
+    if " " not in lead or counts[lead] < MIN_MAIN_MENTIONS or counts[lead] < ranked[0] or ranked[1:2] == [ranked[0]]:
+        return ""
+    return lead
+
+
+def _owner(name: str, full: set[str], *, initial: bool) -> str:
+    """The name a run counts for: itself, or the one full name it opens or ends ("Brigid" for "Brigid
+    Ashworth"); none for a word two names share, or one capitalised word at a sentence start ("Staff")."""
+    if name in full:
+        return name
+    owners = [f for f in full if name in (f.split(" ")[0], f.split(" ")[-1])]
+    if owners:
+        return owners[0] if len(owners) == 1 else ""
+    return "" if initial else name
+
+
+_POSSESSIVE = re.compile(r"['’]s?$")
+_CAPITAL_WORD = r"(?:[A-Z]\.|[A-Z][\w'’&-]*(?:\.[\w'’&-]+)*)"
+"""A capitalised word, its dots only inside it ("U.S", an initial "R."): "Breakwater. Tobias" is two names."""
+_NAME_RUN = re.compile(_CAPITAL_WORD + r"(?:[ \t]+(?:(?:" + "|".join(map(re.escape, _LINKER_WORDS.split())) +
+                       r")[ \t]+)*(?:" + _CAPITAL_WORD + r"|\d[\w'’&-]*))*")
+_AT_SENTENCE_START = re.compile(r"(?:[.!?:;*#>|\n]|\n[-*•]|\n\d+[.)])$")
+
+
+def _name_runs(body: str) -> list[tuple[str, int, bool]]:
+    """Runs of capitalised words (linking words allowed inside): (name, offset, at a sentence start). A
+    sentence-initial function word is no part of the name ("At the Signal Station" is "Signal Station")."""
+    out = []
+    for m in _NAME_RUN.finditer(body):
+        words = _POSSESSIVE.sub("", m.group(0).rstrip(".")).split()
+        before = body[max(0, m.start() - 8):m.start()].replace(" ", "").replace("\t", "")
+        initial = m.start() == 0 or not before or bool(_AT_SENTENCE_START.search("\n" + before))
+        if initial:
+            while words and words[0].lower() in _NOT_A_NAME:
+                words = words[1:]
+            while words and words[0].lower() in _LINKERS:
+                words = words[1:]
+        if words and not words[0][0].isdigit():
+            out.append((" ".join(words), m.start(), initial and len(words) == len(m.group(0).split())))
+    return out
+
+
+def _below_title(opening: str, title: str) -> str:
+    """The opening without the lines that only repeat the title (a Markdown heading, an HTML page's h1)."""
+    return "\n".join(line for line in opening.splitlines() if not _same(line, title))
+
+
+def _same(line: str, title: str) -> bool:
+    return WORD.findall(line.lower()) == WORD.findall(title.lower())
+
+
+def without_honorific(name: str) -> str:
+    """"Captain Ruth Penhallow" is written "Ruth Penhallow" too."""
+    return _HONORIFIC.sub("", name)
