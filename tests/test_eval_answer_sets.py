@@ -77,7 +77,8 @@ def test_the_answer_sets_hold_issue_42_s_rows_and_split_every_kind_both_ways() -
         per_kind = Counter((q.kind, q.split) for q in ds.questions)
         for kind in KINDS:
             tune, held = per_kind[(kind, "tune")], per_kind[(kind, "heldout")]
-            assert tune and held and abs(tune - held) <= 1, (ds.name, kind, tune, held)
+            # tune questions may be added later (written before any tuning on them); held-out ones never move
+            assert tune and held and tune >= held - 1, (ds.name, kind, tune, held)
 
 
 def test_the_older_keyword_set_still_loads_without_the_new_fields() -> None:
