@@ -134,3 +134,25 @@ def test_kinship_that_is_a_chain_is_neither_answered_nor_refused_from_one_link(e
         answer = _ask(embedder, nlp, question, family)
         assert not answer.refused and answer.short == "", answer.text
     assert _ask(embedder, nlp, "Who is the father of Aoife Brennan?", family).short == "Declan Brennan"
+
+
+def test_who_is_the_owner_asks_for_the_doer_of_owned_not_what_hangs_on_it(embedder: Embedder, nlp: Any) -> None:
+    """"a boatbuilder in Ardlow, owned by Morven Tait": the parser hangs "owned" on Ardlow; the owner is the
+    "by" agent, as for "who owns"."""
+    yard = ("Supplier profile: Selkie Boatworks", "Selkie Boatworks is a small boatbuilder in Ardlow, owned by "
+                                                  "Morven Tait. The yard built the workboat Tern in 2019.")
+    for question in ("Who is the owner of Selkie Boatworks?", "Who owns Selkie Boatworks?"):
+        assert _ask(embedder, nlp, question, yard).short == "Morven Tait", question
+
+
+def test_a_definite_noun_goes_on_about_a_name_only_where_it_was_written_with_it(embedder: Embedder, nlp: Any) -> None:
+    """"the clean-up" is not about Ewan Rudd because he is in the list of those present; "the hoist cable" goes on
+    about the crane whose hoist cable an earlier sentence named."""
+    minutes = ("Minutes, 3 June 2025", "Present: Ewan Rudd, Lorna Pike, Iain Mair. 1. Cost recovery. The clean-up "
+                                       "was paid for by Lorna Pike's department.")
+    answer = _ask(embedder, nlp, "Who paid for Ewan Rudd's clean-up?", minutes)
+    assert answer.short == "", answer.text
+    crane = ("Incident note", "On 3 May a container fell from the Berth 7 crane when its hoist cable parted. The "
+                              "hoist cable had been supplied by Velloria Rigging in 2018.")
+    assert _ask(embedder, nlp, "Which company supplied the hoist cable of the Berth 7 crane?",
+                crane).short == "Velloria Rigging"

@@ -791,15 +791,17 @@ class _Discourse:
             j -= 1
         return ""
 
-    def mentioned_before(self, i: int, name: str) -> bool:
+    def mentioned_before(self, i: int, name: str, *, with_word: str = "") -> bool:
         """``name`` is written in one of the few sentences before ``i`` in its passage (a pronoun in ``i`` may
-        stand for it)."""
+        stand for it); with ``with_word``, in a sentence that also writes that noun."""
         passage = self.sentences[i].passage
         j = i - 1
         head = name.split()[-1] if name.split() else ""
         while j >= 0 and j >= i - 6 and self.sentences[j].passage.number == passage.number:
             span = self.sentences[j].span
-            if _mentions(span, [name]) or (len(name.split()) > 1 and any(
+            if with_word and not any(t.lemma_.casefold() == with_word for t in span):
+                pass
+            elif _mentions(span, [name]) or (len(name.split()) > 1 and any(
                     t.lower_ == head and t.pos_ in ("NOUN", "PROPN") and any(c.lower_ == "the" for c in t.children)
                     for t in span)):
                 return True  # "the agency" is the Merrow Harbour Agency once the passage has named it
@@ -880,8 +882,8 @@ class _Grounding:
     def _field_bridge(self, i: int, s: Parsed, field: re.Match[str], asked: Asked, depth: int) -> bool:
         """"Contractor: Calder Marine Engineering" in the record of project PR-2024-004 leads from the project
         to Calder, for "the contractor for project PR-2024-004"."""
-        if not (_key_words(field["key"]) & asked.cues):
-            return False
+        if not (_key_words(field["key"]) & (asked.heads or asked.cues)):
+            return False  # the field names what is described ("Contractor:"), not a word near it ("Employer:")
         text = f"{s.passage.name}\n{s.passage.text}".casefold()
         known = [n for n, level in self.depth.items() if level == depth - 1 and n in text]
         value = re.split(r",\s|\s\(|;\s", field["value"].strip(" *_"), maxsplit=1)[0].strip(" .*_")
@@ -913,10 +915,20 @@ class _Grounding:
             if found:
                 if _same_thing(norm(found), name):
                     out.add(t)
-            elif _same_thing(norm(s.passage.name), name) or (
-                    s.span.doc[t].lower_ not in _PERSONAL and self.discourse.mentioned_before(i, name)):
+            elif _same_thing(norm(s.passage.name), name) or self._continues(i, s.span.doc[t], name):
                 out.add(t)
         return out
+
+    def _continues(self, i: int, tok: Any, name: str) -> bool:
+        """Whether a stand-in with no antecedent of its own goes on about a name written just before: "it" or
+        "they" may; "the agency" may mean the Merrow Harbour Agency, and "the hoist cable" the one a sentence
+        about Berth 7 gave ("its hoist cable parted"); "he"/"she" only by their antecedent, and "the clean-up"
+        never means Tobias Renwick because he is in the list of those present."""
+        if tok.lower_ in _PERSONAL or not self.discourse.mentioned_before(i, name):
+            return False
+        if tok.pos_ != "NOUN" or tok.lemma_.casefold() in name.split() or tok.lower_ in name.split():
+            return True
+        return self.discourse.mentioned_before(i, name, with_word=tok.lemma_.casefold())
 
     def antecedent(self, s: Parsed, tok_i: int) -> str:
         i = self.index[id(s)]
@@ -1083,7 +1095,7 @@ def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = 
         if not fits_kind(asked, cand):
             continue
         hit = min((reach[i] for i in cand.tokens if i in reach), default=None, key=lambda r: r[0])
-        if hit is None or not _role_fits(asked.role, rel, hit[1]) or not _preposition_fits(asked, cand):
+        if hit is None or not _role_fits(_role_in(asked, rel), rel, hit[1]) or not _preposition_fits(asked, cand):
             continue
         if asked.role == "count" and asked.wh_noun and not _counts(cand, asked.wh_noun, span):
             continue
@@ -1114,6 +1126,14 @@ def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = 
     elif outer and not asked.wh_noun and asked.kind is not None and asked.kind.name == "a place":
         return f"{best.text.strip()}, {outer[0].text.strip()}"  # "where?": "Montreal, Quebec", as written
     return _with_coordinated(best, [c for c in candidates(span) if c.tokens != best.tokens], span)
+
+
+def _role_in(asked: Asked, rel: Any) -> Role:
+    """The slot in this sentence: "who is the owner of X?" asks for the doer when a sentence writes the verb
+    ("X, owned by Y"), not for whatever hangs on "owned" ("a boatbuilder in Ardlow, owned by …")."""
+    doer = asked.role == "attribute" and rel.pos_ == "VERB" and asked.relation_text.casefold().endswith(
+        ("er", "or")) and asked.relation_text.casefold() in RELATIONS
+    return "subject" if doer else asked.role
 
 
 def _other_kind_in_slot(asked: Asked, span: Any, rel: Any, about: set[int]) -> bool:
