@@ -215,6 +215,9 @@ class RetrievalOut(BaseModel):
         default_factory=dict, description="Per signal or query stage, what it did for this question: the graph's "
         "linked entities, BM25's query tokens, and the sub-questions (decompose) or hypothetical passage (hyde) "
         "the LLM wrote.")
+    hop: str = Field(default="", description="The second hop's question, when one ran: the described subject "
+                     "replaced by the bridge the first passages name (its passages are in `hits`, after the first "
+                     "answer.max_passages).")
 
 
 class UsageOut(BaseModel):

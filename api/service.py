@@ -133,7 +133,7 @@ def retrieval_out(result: PipelineResult, decision: GateDecision, answer_stage: 
                         hits=[HitOut.of(h) for h in result.hits], stages=stages,
                         timings=dict(result.timings), gate=GateOut.of(decision),
                         fusion_weights=dict(result.fusion_weights),
-                        explanations={k: dict(v) for k, v in result.explanations.items()})
+                        explanations={k: dict(v) for k, v in result.explanations.items()}, hop=result.hop)
 
 
 def answer_stage(wanted: bool, decision: GateDecision) -> StageOut:
