@@ -134,6 +134,8 @@ def question_row(q: EvalQuestion, result: PipelineResult, refused: bool | None, 
         row["graph_fired"] = bool(graph_status and graph_status.state == "ran" and linked
                                   and result.hit_counts.get("graph", 0) > 0)
         row["graph_only_top5"] = any(set(h.ranks) == {"graph"} for h in top5)
+        if "graph" in result.fusion_weights:  # what fusion gave the graph's list for this question (0: no say)
+            row["graph_weight"] = round(result.fusion_weights["graph"], 4)
     if q.keywords:
         text = answer_text if answer_text is not None else " ".join(h.text for h in top5)
         row["keyword_recall"] = round(keyword_recall(text, q.keywords), 4)

@@ -212,6 +212,18 @@ def test_split_report_keeps_tuned_and_held_out_questions_apart() -> None:
     assert table.splitlines()[2] == "| configuration | questions | R@2 | R@5 | nDCG@10 | R@5 x | R@5 y |"
     with pytest.raises(InvalidInputError):
         split_markdown({"qrels": qrels, "runs": [run]}, split=4, source="r.json")
+    assert "weight above 0" not in table  # results that did not record it say nothing
+    for row, weight in zip(run["questions"], (0.0, 2.5, 1.0, 0.0), strict=True):
+        row["graph_weight"] = weight
+    table = split_markdown({"qrels": qrels, "runs": [run]}, split=2, source="r.json")
+    assert "- q1–2 (tuned): x 1/1, y 0/1" in table and "- q3–4 (held out): x 0/1, y 1/1" in table
+
+
+def test_each_row_records_the_weight_fusion_gave_the_graph(golden_results: dict[str, Any]) -> None:
+    runs = {r["name"]: r for r in golden_results["runs"]}
+    three = runs["dense+bm25+graph"]["questions"]
+    assert all("graph_weight" in r for r in three) and any(r["graph_weight"] > 0 for r in three)
+    assert not any("graph_weight" in r for r in runs["dense+bm25"]["questions"])
 
 
 def test_the_stamp_is_dirty_for_code_changes_but_not_for_what_make_eval_rewrites(tmp_path: Path) -> None:
