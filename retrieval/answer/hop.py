@@ -60,7 +60,7 @@ def second_hop(question: str, texts: list[tuple[Passage, str]], nlp: Any,
     inner = read_question(inner_question, nlp, question_needs(inner_question, nlp, irregular).entities, irregular)
     stated = None if inner is None else find_statement(inner, sentences, range(len(sentences))).statement
     # the description, asked by itself, answered by a sentence: that is the bridge. A name merely found beside
-    # the description's words (outcome.bridges) is too often the wrong one to spend a retrieval on.
+    # the description's words (the grounding's bridges) is too often the wrong one to spend a retrieval on.
     return None if stated is None else Hop(with_bridge(asked, stated.answer), stated.answer)
 
 

@@ -184,9 +184,6 @@ class Outcome:
     statement: Statement | None
     refusal: str = ""
     """Why no short answer, when the passages show the question is not answered (a near miss)."""
-    bridges: tuple[str, ...] = ()
-    """For a described subject with no statement found: the names the passages give for it, best first
-    (the one whose sentence writes most of the description's words). A second hop may look them up."""
 
 
 def _words(tok: Any) -> set[str]:
@@ -832,10 +829,6 @@ class _Grounding:
         if self.topic:
             self.depth[self.topic] = 0
         self.via: dict[str, tuple[int, ...]] = {k: () for k in self.depth}
-        self.asked_words = set(re.findall(r"\w[\w-]*", asked.question.casefold()))
-        """A "bridge" the question writes itself ("Incident" for "during incident HB-2025-007") leads nowhere."""
-        self.found: dict[str, str] = {}
-        """Bridges named in a sentence with the description's words (not a passage's title): key → text."""
         self.kinds_of = asked.kinds_of
         self.cover: dict[int, int] = {}
         """Per bridge sentence, how many of the description's words it writes: the best-described bridge
@@ -868,8 +861,6 @@ class _Grounding:
                         continue  # a name beside the description, not the one it describes
                     self.depth[key] = depth
                     self.via[key] = (*self.via[name], i)
-                    if cand.label or len(cand.tokens) > 1:  # not a capitalised common word ("Incident")
-                        self.found[key] = cand.text
                     added = True
                 subject = norm(s.passage.name)
                 if subject and subject not in self.depth and _mentions(s.span, [name]):
@@ -893,7 +884,6 @@ class _Grounding:
         self.depth[key] = depth
         self.via[key] = (*self.via[known[0]], i)
         self.cover[i] = len(_key_words(field["key"]) & asked.cues)
-        self.found[key] = value
         return True
 
     def record_about(self, s: Parsed, *, max_level: int) -> tuple[str, set[int]] | None:
@@ -941,11 +931,6 @@ class _Grounding:
             return set()
         return {t.i for t in s.span if t.lemma_.casefold() in nouns
                 and any(c.dep_ in ("det", "poss") for c in t.children)}
-
-    def bridges(self) -> tuple[str, ...]:
-        """The names found for the description, the best-described first, then the deeper (a later hop)."""
-        ranked = sorted(self.found, key=lambda k: (-self.cover.get(self.via[k][-1], 0), -self.depth[k]))
-        return tuple(self.found[k] for k in ranked if not set(re.findall(r"\w[\w-]*", k)) <= self.asked_words)
 
     def known_in(self, s: Parsed, *, max_level: int = 9) -> tuple[str, set[int]] | None:
         """The best-grounded name ``s`` is about, with its token indexes in the sentence."""
@@ -1010,10 +995,8 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
                     near.append((i, *miss))
     if found:
         return Outcome(min(found, key=lambda f: f[:3])[3])
-    if asked.described:  # a chain not followed is no proof of absence: the passages, without a short answer
-        return Outcome(None, bridges=grounding.bridges())
-    if not about:
-        return Outcome(None)
+    if not about or asked.described:
+        return Outcome(None)  # a chain not followed is no proof of absence: the passages, without a short answer
     reason = f"No passage says {asked.embedded}"
     if near:
         value, verb = near[0][1], near[0][2]
