@@ -3,6 +3,10 @@
 Not a test. On bench/scale.py's million-chunk home, after `make bench-1m` built and published its BM25 index and
 graph, with two replicas in this process (A on the home itself, B on a second data home against the same
 database; each a real pipeline with its own artifact sync):
+ 0. **add, no build called**: 100 new documents are ingested on A as an upload is, and A's own artifact sync (a
+    started one with background builds, as `kgrag serve` runs it) is kicked as the upload route kicks it; nothing
+    calls a build. Reported: the time from the ingest's start until B serves the new corpus version in BM25 and the
+    graph, and how many new chunks each signal finds on B (issue 45);
  1. **add**: 100 new documents (two chunks each, each naming an older document's title) are ingested as an
     upload is; the BM25 publish `kgrag ingest` makes and a `kgrag graph build` run in child processes (wall,
     peak RSS); then B syncs. Reported: the time from the ingest's start until B serves the new corpus version
@@ -143,6 +147,44 @@ def until(check: Any, timeout: float = 300.0, step: float = 0.05) -> float:
     return time.perf_counter() - t0
 
 
+def corpus_of(rt: Any) -> dict[str, int]:
+    with rt.db.connection() as conn:
+        chunks, documents_ = conn.execute(
+            "SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM documents)").fetchone()
+    return {"chunks": int(chunks), "documents": int(documents_)}
+
+
+def add_by_background_builder(ra: Any, a: Replica, b: Replica, docs: list[Any]) -> dict[str, Any]:
+    """Step 0: an upload to a serving replica, and nothing else. A's sync is started with background builds, as
+    `kgrag serve` starts it, and kicked as the upload route kicks it; B only syncs. The clock runs from the
+    ingest's start until B serves the new corpus version in BM25 and the graph."""
+    from kgrag.ingest.pipeline import Ingestor
+    from kgrag.retrieval.sync import sync_for
+
+    serving = sync_for(ra, a.pipe, background_builds=True, start=True, listen=True)
+    try:
+        t0 = time.perf_counter()
+        report = Ingestor.from_runtime(ra).ingest_documents(docs)
+        serving.kick()
+        step: dict[str, Any] = {"ingest_s": round(time.perf_counter() - t0, 2),
+                                "graph_build_delay_s": ra.settings.artifacts.graph_build_delay}
+        new = {c.id for d in report.document_ids.values() for c in ra.store.document_chunks(d)}
+        step["new_chunks"] = len(new)
+        version = ra.store.corpus_version()
+        until(lambda: b.serves() == (version, version), timeout=600, step=0.25)
+        step["all_signals_on_b_s"] = round(time.perf_counter() - t0, 2)
+        builds = serving.builds
+        step["graph_builds"] = builds.builds
+        step["graph_build_s"] = builds.last_seconds
+        step["graph_build_error"] = builds.last_error
+        step["found_on_b"] = b.found(new, [d.title for d in docs])
+    finally:
+        serving.close()
+    harness.log(f"add, no build called: every signal serves the 100 documents on B {step['all_signals_on_b_s']} s "
+                f"after the ingest began; found on B {step['found_on_b']}")
+    return step
+
+
 def run(home: Path, out: dict[str, Any], carry: dict[str, Any] | None = None) -> dict[str, Any]:
     """Fills ``out`` step by step (a run that fails midway still leaves what it measured)."""
     from kgrag.core.runtime import Runtime
@@ -179,6 +221,12 @@ def run(home: Path, out: dict[str, Any], carry: dict[str, Any] | None = None) ->
         with ra.db.connection() as conn:
             named = [r[0] for r in conn.execute(
                 "SELECT title FROM documents WHERE length(title) BETWEEN 8 AND 40 ORDER BY id LIMIT 500")]
+
+        out["corpus"] = corpus_of(ra)
+
+        # 0. add, with no build called: the serving replica's own background builder publishes both artifacts
+        out["add_background"] = add_by_background_builder(ra, a, b, documents(DOCUMENTS * 50, DOCUMENTS, named))
+        until(lambda: a.serves() == b.serves(), step=0.1)
 
         # 1. add
         docs = documents(0, DOCUMENTS, named)

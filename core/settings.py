@@ -383,6 +383,12 @@ class AnswerSettings(BaseModel):
         default=0.40, description="Gate on the best dense cosine when rerank did not run; calibrated for "
         "all-MiniLM-L6-v2 (recalibrate for another embedding model).",
     )
+    min_dense_similarity_named: float = Field(
+        default=0.25, description="The dense floor for a question anchored in its passages: it writes a name, and "
+        "the passages mention every name it writes with its key terms and a value of the asked kind beside them "
+        "(the support check). Paraphrased questions about internal documents score 0.30-0.40 against their own "
+        "passage; an out-of-corpus question names something they never mention (retrieval/gate.py).",
+    )
     non_latin_gate: Literal["lexical", "models"] = Field(
         default="lexical", description="How a question written mostly outside the Latin script (Chinese, "
         "Japanese, Russian…) is gated. lexical: by min_lexical_coverage, because the default embedding and "
@@ -560,7 +566,7 @@ class Settings(BaseSettings):
 
 _OPTIONAL_RETRIEVAL = frozenset({"decompose", "hyde", "max_subquestions", "bm25_delta_min_chunks",
                                   "bm25_delta_max_share", "bm25_compact_after"})
-_OPTIONAL_GATE = frozenset({"non_latin_gate", "min_lexical_coverage"})
+_OPTIONAL_GATE = frozenset({"non_latin_gate", "min_lexical_coverage", "min_dense_similarity_named"})
 _OPTIONAL_GRAPH = frozenset({"link_vectors", "delta_min_chunks", "delta_max_share", "compact_after"})
 """Settings that joined after results were first stamped: fingerprinted only when set away from their
 defaults, so results made with the defaults keep their hash (for English data they change nothing; the BM25

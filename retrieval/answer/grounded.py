@@ -50,11 +50,14 @@ def gate(result: PipelineResult, settings: Settings, nlp: Any = None) -> GateDec
     """The confidence gate, then (given the spaCy pipeline ``nlp``) the support check on the passages an
     answerer would see: scores say the passages are near the question, the support check whether they
     hold its names, its key terms and the kind of answer it asks for (retrieval/answer/support.py)."""
-    decision = assess(evidence_from(result, settings), settings.answer)
-    if decision.verdict != "pass" or nlp is None or not settings.answer.check_support \
-            or is_non_latin(result.question):
-        return decision
+    evidence = evidence_from(result, settings)
+    if nlp is None or not settings.answer.check_support or evidence.non_latin or not evidence.hit_count:
+        return assess(evidence, settings.answer)
     support = check_support(result.question, answer_passages(result, settings), nlp)
+    decision = assess(dataclasses.replace(evidence, anchored=support.ok and bool(support.needs.entities)),
+                      settings.answer)
+    if decision.verdict != "pass":
+        return decision
     check = GateCheck("support", 1.0 if support.ok else 0.0, 1.0, support.ok)
     if support.ok:
         return dataclasses.replace(decision, checks=(*decision.checks, check))
