@@ -16,8 +16,9 @@ from kgrag.core.runtime import Runtime
 from kgrag.ingest.loaders import load_text
 from kgrag.retrieval.answer import ExtractiveAnswerer, Passage
 from kgrag.retrieval.answer.grounded import answer_passages, gate, grounded_answer
-from kgrag.retrieval.answer.hop import follow_bridge, second_hop
+from kgrag.retrieval.answer.hop import bridge_passages, follow_bridge, second_hop
 from kgrag.retrieval.pipeline import build_pipeline
+from kgrag.retrieval.results import PassageHit
 
 from tests.kg_fixtures import nlp_fixture  # noqa: F401  (the `nlp` fixture)
 from tests.retrieval_corpus import ingest
@@ -92,3 +93,17 @@ def test_the_described_subject_sits_inside_an_attribute_noun_and_joined_verbs_sh
     assert found is not None and found.question == "Where was the place of death of Albert Mkrtchyan?"
     found = second_hop("What is the nationality of the director of film The Song of Lanterns?", _passages(FILM), nlp)
     assert found is not None and found.bridge == "Albert Mkrtchyan"
+
+
+def _hit(chunk_id: int, title: str, text: str) -> PassageHit:
+    return PassageHit(rank=chunk_id, chunk_id=chunk_id, document_id=chunk_id, text=text, source=f"{chunk_id}.md",
+                      title=title, page=None, fused_score=0.0, position=0)
+
+
+def test_the_hop_adds_the_bridges_own_page_before_pages_that_only_mention_it() -> None:
+    hits = [_hit(1, "Minutes, 9 April", "Present: Ada Quist, Ewan Pask. Ada Quist reported on the dredging."),
+            _hit(2, "Minutes, 3 March", "Present: Ewan Pask. The board approved the budget."),
+            _hit(3, "Staff profile", "Staff profile\nName: Ada Quist\nAda Quist was born in Falmouth."),
+            _hit(4, "Minutes, 1 May", "Present: Ada Quist. Ada Quist presented the safety report.")]
+    added = bridge_passages(hits, seen={4}, bridge="Ada Quist", limit=2)
+    assert [h.chunk_id for h in added] == [3, 1]  # her profile first; minutes without her, and those seen, never

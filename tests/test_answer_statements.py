@@ -156,3 +156,53 @@ def test_a_definite_noun_goes_on_about_a_name_only_where_it_was_written_with_it(
                               "hoist cable had been supplied by Velloria Rigging in 2018.")
     assert _ask(embedder, nlp, "Which company supplied the hoist cable of the Berth 7 crane?",
                 crane).short == "Velloria Rigging"
+
+
+FLEET = ("fleet", "vessel: Skerry; type: survey launch; builder: Marsh Yachts; year_built: 2012; length_m: 9.8; "
+                  "home_berth: East Pontoon; notes: skippered by Ada Quist\n"
+                  "vessel: Tarn; type: tug; builder: Marsh Yachts; year_built: 2019; length_m: 22.5; "
+                  "home_berth: Dock 3; notes: replaced the Skerry on towing duties")
+
+
+def test_a_table_row_states_its_cells_for_the_thing_it_is_about(embedder: Embedder, nlp: Any) -> None:
+    length = _ask(embedder, nlp, "How long is the survey launch Skerry, in metres?", FLEET)
+    assert length.short == "9.8", length.text
+    berth = _ask(embedder, nlp, "What is the home berth of the tug Tarn?", FLEET)
+    assert berth.short == "Dock 3", berth.text
+    # a name in a row's notes is something the row mentions, not what the row is about
+    assert _ask(embedder, nlp, "What is the home berth of Ada Quist?", FLEET).short == ""
+
+
+def test_how_long_and_how_often_want_a_measure_not_any_date(embedder: Embedder, nlp: Any) -> None:
+    policy = ("Mooring policy", "Mooring lines must be renewed every three years, whatever their condition. "
+                                "The pontoon at Dock 3 was built in 2019. A visitor's berth permit is valid for "
+                                "fourteen days.")
+    often = _ask(embedder, nlp, "How often do mooring lines have to be changed?", policy)
+    assert often.short == "every three years", often.text
+    # a year is a date but no length: the pontoon's "how long" is not "2019"
+    assert _ask(embedder, nlp, "How long is the pontoon at Dock 3?", policy).short == ""
+
+
+def test_a_record_key_names_the_relation_in_another_form_or_by_a_phrasal_verb(embedder: Embedder, nlp: Any) -> None:
+    supplier = ("Supplier profile: Corrin Ropes", "Corrin Ropes supplies mooring lines to the port.\n"
+                                                  "Account manager: Ewan Pask\nContract end date: 31 March 2027")
+    manager = _ask(embedder, nlp, "Who looks after the port's account at Corrin Ropes?", supplier)
+    assert manager.short == "Ewan Pask", manager.text
+    works = ("Contract summary CT-9", "Works: Dock 3 renewal.\nContractor: Hollis Civils\n"
+                                      "Completion date: 30 June 2026")
+    finished = _ask(embedder, nlp, "By what date must the Dock 3 renewal be finished?", works)
+    assert finished.short == "30 June 2026", finished.text
+
+
+def test_a_town_the_small_ner_calls_a_person_is_still_where_a_firm_is(embedder: Embedder, nlp: Any) -> None:
+    firm = ("Supplier profile: Marsh Yachts", "Marsh Yachts is a small boatbuilder in Pellow, owned by Ada Quist.")
+    where = _ask(embedder, nlp, "Where is Marsh Yachts based?", firm)
+    assert where.short == "Pellow", where.text
+
+
+def test_a_record_field_that_names_the_described_deed_is_a_bridge(embedder: Embedder, nlp: Any) -> None:
+    note = ("Incident note HX-2023-004", "Incident note HX-2023-004\nReported by: Ada Quist\n"
+                                         "The launch Skerry grounded on the bar at low water.")
+    profile = ("Staff profile", "Staff profile\nName: Ada Quist\nAda Quist was born in Falmouth in 1979.")
+    born = _ask(embedder, nlp, "Where was the person who reported incident HX-2023-004 born?", note, profile)
+    assert born.short == "Falmouth" and "[1]" in born.text and "[2]" in born.text, born.text

@@ -31,7 +31,7 @@ import numpy as np
 from kgrag.core.models import Embedder
 from kgrag.core.text import heading_line
 from kgrag.retrieval.answer.base import Answer, AnswerEvent, Passage, drain, finish, refusal
-from kgrag.retrieval.answer.statement import FIELD, Outcome, Parsed, find_statement, norm, read_question
+from kgrag.retrieval.answer.statement import FIELD, ROW, Outcome, Parsed, find_statement, norm, read_question
 from kgrag.retrieval.answer.support import ALTERNATIVES, answer_labels, irregular_forms, question_needs
 
 SENTENCE_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter", "sentencizer",
@@ -100,7 +100,8 @@ def text_blocks(text: str) -> list[str]:
         stripped = line.strip()
         if not stripped:
             blocks.append([])
-        elif _LONE_LINE.match(stripped) or FIELD.match(stripped):  # a record's "Key: value" lines stand alone
+        elif _LONE_LINE.match(stripped) or FIELD.match(stripped) or ROW.match(stripped):
+            # a record's "Key: value" lines and a table's rows stand alone
             blocks.extend(([stripped], []))
         elif (item := _BLOCK_START.match(stripped)) is not None:
             blocks.append([stripped[item.end():]])
@@ -137,6 +138,8 @@ def _join_lines(lines: list[str]) -> str:
 def _worth_quoting(s: str) -> bool:
     """Headings, table rows, fragments of a few words and a chunk's cut-off first words are not answers."""
     cjk = bool(_CJK.search(s))
+    if ROW.match(s):
+        return True  # a table row, however its first column is spelled, states its cells as a sentence would
     if len(s) < (_MIN_CJK_CHARS if cjk else _MIN_CHARS) or s.startswith(("#", "|")) or s[0].islower():
         return False
     if FIELD.match(s):
@@ -179,8 +182,9 @@ def parse_sentences(nlp: Any, texts: Sequence[str]) -> list[list[tuple[str, tupl
     out: list[list[tuple[str, tuple[tuple[str, str], ...], Any]]] = []
     for bs in blocks:
         sentences: list[tuple[str, tuple[tuple[str, str], ...], Any]] = []
-        for _ in bs:
-            for sent in whole_sentences(next(docs)):
+        for block in bs:
+            doc = next(docs)
+            for sent in ([doc[:]] if ROW.match(block) else whole_sentences(doc)):  # a row is one statement
                 ents = [(e.text, e.label_) for e in sent.ents]
                 for part in _CJK_SENTENCE_END.split(sent.text):
                     s = " ".join(part.split())

@@ -18,11 +18,12 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kgrag.core.settings import Settings
+from kgrag.kg.subjects import generic_title_subject
 from kgrag.retrieval.answer.base import Passage
 from kgrag.retrieval.answer.extractive import parse_sentences
 from kgrag.retrieval.answer.grounded import passages_from
@@ -34,7 +35,7 @@ from kgrag.retrieval.answer.statement import (
     with_bridge,
 )
 from kgrag.retrieval.answer.support import irregular_forms, question_needs
-from kgrag.retrieval.results import PipelineResult
+from kgrag.retrieval.results import PassageHit, PipelineResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,14 +77,28 @@ def follow_bridge(result: PipelineResult, retrieve: Callable[[str], PipelineResu
     hop = second_hop(result.question, [(p, p.text) for p in first], nlp)
     if hop is None:
         return result
-    seen = {p.chunk_id for p in first}
-    # only passages that name the bridge: its own page is what the hop is for, the rest is noise it brought
-    added = tuple(h for h in retrieve(hop.question).hits if h.chunk_id not in seen
-                  and _names(f"{h.title}\n{h.text}", hop.bridge))[:extra]
+    added = bridge_passages(retrieve(hop.question).hits, {p.chunk_id for p in first}, hop.bridge, extra)
     rest = tuple(h for h in result.hits[limit:] if h.chunk_id not in {a.chunk_id for a in added})
     return dataclasses.replace(result, hits=(*result.hits[:limit], *added, *rest), hop=hop.question,
                                hop_added=len(added),
                                timings={**result.timings, "hop": time.perf_counter() - t0})
+
+
+def bridge_passages(hits: Sequence[PassageHit], seen: set[int], bridge: str, limit: int) -> tuple[PassageHit, ...]:
+    """The second retrieval's passages to add: only those that name the bridge (the rest is noise the hop
+    brought), the bridge's own page first. Minutes that list "Ruth Penhallow" among those present rank above
+    her staff profile for "Where was Ruth Penhallow born?"; the profile is what the hop is for."""
+    naming = [h for h in hits if h.chunk_id not in seen and _names(f"{h.title}\n{h.text}", bridge)]
+    own = [h for h in naming if _is_about(h, bridge)]
+    return tuple([*own, *(h for h in naming if h not in own)][:limit])
+
+
+def _is_about(hit: PassageHit, name: str) -> bool:
+    """The passage's document is about ``name``: its title, or where the title names a kind of record ("Staff
+    profile", "Minutes, 9 April 2025"), the subject the record names (kg.subjects), is that name."""
+    opening = hit.text if not hit.position else ""
+    subject = generic_title_subject(hit.title, opening) or hit.subject or hit.title
+    return _names(subject, name) and len(subject) <= len(name) + 12
 
 
 def _names(text: str, name: str) -> bool:

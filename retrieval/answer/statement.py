@@ -62,10 +62,18 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
     ("approve", "approval", "sign", "authorise", "authorize", "endorse", "sanction", "adopt"),
     ("report", "file", "submit", "raise", "log", "author"),
     ("award", "contract", "win", "grant", "give"),
-    ("cost", "price", "budget", "spend", "pay", "worth", "fee", "value", "allocate", "amount"),
+    ("cost", "price", "budget", "spend", "pay", "worth", "fee", "value", "allocate", "amount", "charge",
+     "penalty", "damages"),
     ("open", "launch", "inaugurate", "start", "begin"),
     ("replace", "succeed", "successor", "predecessor"),
     ("code", "number", "id", "identifier", "reference", "name", "call"),
+    ("replace", "change", "renew", "swap"),
+    ("long", "length"),
+    ("tall", "height", "high"),
+    ("old", "age"),
+    ("wide", "width", "breadth"),
+    ("deep", "depth"),
+    ("heavy", "weight", "weigh"),
 )
 """Common English paraphrases of the relations questions ask about: a word matches any word sharing a group
 with it. General vocabulary (no corpus's names), kept small: a wrong paraphrase costs precision."""
@@ -186,10 +194,20 @@ class Outcome:
     """Why no short answer, when the passages show the question is not answered (a near miss)."""
 
 
+_PHRASAL: Mapping[tuple[str, str], str] = {
+    ("look", "after"): "manage", ("take", "over"): "acquire", ("set", "up"): "found", ("carry", "out"): "perform",
+    ("sign", "off"): "approve", ("hand", "over"): "deliver", ("bring", "in"): "hire", ("step", "down"): "leave",
+}
+"""Verbs with a particle that mean another relation word ("who looks after the account" asks for its manager):
+each side of a match is read with its particle."""
+
+
 def _words(tok: Any) -> set[str]:
     low = tok.lower_
     lemma = tok.lemma_.casefold()
     out = {low, lemma}
+    if tok.i + 1 < len(tok.doc) and (same := _PHRASAL.get((lemma, tok.doc[tok.i + 1].lower_))):
+        out.add(same)
     for w in (low, lemma):
         if w.startswith("co-"):
             out.add(w[3:])
@@ -268,10 +286,19 @@ def _relation_word(doc: Any, wh: Any, wh_noun: Any, covered: set[int]) -> Any:
     words = [t for t in doc if not t.is_punct]
     aux = next((t for t in words[1:] if t.i > wh.i and (t.pos_ == "AUX" or (
         t.lemma_ in ("do", "be", "have") and t.pos_ == "VERB"))), None)
+    measure = wh.head if wh.lower_ == "how" and wh.head.lower_ in _DIMENSIONS else None
+    if measure is not None and aux is not None and aux.lemma_ == "be" and not any(
+            t.pos_ == "VERB" and t.lemma_ not in _LIGHT for t in doc):
+        return measure  # "How long is the pilot boat Gannet?": its length
     if aux is not None and aux.lemma_ == "do":
         base = [t for t in words if t.i > aux.i + 1 and t.tag_ == "VB" and t.i not in covered]
         if base and base[0].lemma_ not in _LIGHT:
             return base[0]
+        light = [t for t in words if t.i > aux.i + 1 and t.pos_ == "VERB" and t.lemma_ in _LIGHT and t.i not in covered]
+        state = next((c for c in light[0].children if c.dep_ in ("acomp", "oprd") and c.pos_ == "ADJ"), None) \
+            if light and not (base and base[0].lemma_ not in _LIGHT) else None
+        if state is not None:
+            return state  # "how long does a site pass remain valid?": valid for how long
         # the tagger often reads the verb as a noun here: a word known to name a relation, else the last word
         last = words[-1]
         if last.i > aux.i + 1 and last.i not in covered and last.pos_ in ("VERB", "NOUN") and (
@@ -309,6 +336,10 @@ def _relation_word(doc: Any, wh: Any, wh_noun: Any, covered: set[int]) -> Any:
         return nouns[0]
     verbs = [t for t in doc if t.pos_ == "VERB" and t.lemma_ not in _LIGHT and t.i not in covered]
     return verbs[0] if verbs else root
+
+
+_DIMENSIONS = frozenset({"long", "tall", "old", "wide", "deep", "heavy", "high"})
+""""How long is X?": the adjective is the relation (its length), the measure the answer."""
 
 
 def _role(wh: Any, phrase_head: Any, rel: Any) -> Role:
@@ -374,8 +405,9 @@ def _description(doc: Any, rel: Any, wh: Any, wh_noun: Any, covered: set[int]
     skip = {rel.i, wh.i, *(() if wh_noun is None else (wh_noun.i,))}
     described = [t for t in doc if t.pos_ == "NOUN" and t.i not in covered and t.i not in skip
                  and t.lemma_ not in _GENERIC and t.lemma_ not in _ATTRIBUTE_NOUNS
-                 and not any(c.pos_ == "PROPN" and c.dep_ == "compound"
-                                                          for c in t.children)
+                 and not any((c.pos_ == "PROPN" and c.dep_ == "compound") or (
+                     c.dep_ == "appos" and c.i in covered and c.left_edge.i == t.i + 1)
+                             for c in t.children)  # "the Skua drone", "the pilot boat Gannet": the name's kind
                  and any(c.dep_ in ("det", "poss") and (c.lower_ in ("the", "a", "an", "its", "his", "her",
                                                                       "their") or c.i in covered)
                          for c in t.children)
@@ -608,6 +640,8 @@ def candidates(span: Any) -> list[_Candidate]:
                 end += 1
         if doc[start].lower_ == "the":
             start += 1
+        if e.label_ in VALUE_LABELS and start > span.start and doc[start - 1].lower_ in ("every", "each"):
+            start -= 1  # "every five years" is how often, "five years" how long
         if start >= end:
             continue
         sub = doc[start:end]
@@ -645,6 +679,8 @@ def fits_kind(asked: Asked, cand: _Candidate) -> bool:
     Shipyards", whatever NER called it), or carries a label of the asked kind, or is an identifier asked
     for by name ("what is the service code …")."""
     low = cand.text.casefold()
+    if asked.kind is not None and asked.kind.strict:
+        return asked.kind.value is not None and asked.kind.value.search(cand.text) is not None
     if asked.wh_noun and asked.role != "count" and cand.label not in VALUE_LABELS and \
             re.search(rf"\b{re.escape(stem(asked.wh_noun))}", low):
         return True
@@ -661,6 +697,9 @@ def fits_kind(asked: Asked, cand: _Candidate) -> bool:
         return True  # NER often calls a company a person ("Aalto Shipyards"): the slot it fills decides
     if kind.value is not None and kind.value.search(cand.text) and cand.label in VALUE_LABELS | {"CODE"}:
         return True
+    if kind.name == "a place" and cand.label not in VALUE_LABELS | {"NORP", "CODE"} and \
+            cand.root.dep_ == "pobj" and cand.root.head.lower_ in ("in", "at", "near"):
+        return True  # "a boatbuilder in Ardlow": the small NER calls an unknown town a person or a product
     return cand.label == "" and bool(wanted & {"PERSON", "ORG", "GPE", "LOC", "FAC"})  # a name NER missed
 
 
@@ -873,8 +912,9 @@ class _Grounding:
     def _field_bridge(self, i: int, s: Parsed, field: re.Match[str], asked: Asked, depth: int) -> bool:
         """"Contractor: Calder Marine Engineering" in the record of project PR-2024-004 leads from the project
         to Calder, for "the contractor for project PR-2024-004"."""
-        if not (_key_words(field["key"]) & (asked.heads or asked.cues)):
-            return False  # the field names what is described ("Contractor:"), not a word near it ("Employer:")
+        if not (_key_words(field["key"]) & (asked.heads | _description_words(asked) if asked.heads else asked.cues)):
+            return False  # the field names what is described ("Contractor:") or what it did ("Reported by:" for
+            # "the person who reported …"), not a word near it ("Employer:")
         text = f"{s.passage.name}\n{s.passage.text}".casefold()
         known = [n for n, level in self.depth.items() if level == depth - 1 and n in text]
         value = re.split(r",\s|\s\(|;\s", field["value"].strip(" *_"), maxsplit=1)[0].strip(" .*_")
@@ -961,6 +1001,15 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
     near: list[tuple[int, str, str]] = []
     for rank, i in enumerate(order):
         s = sentences[i]
+        row = row_fields(s.span.text.strip())
+        if row is not None:
+            got = _row_answer(asked, s, row, grounding)
+            if got is not None:
+                name, answer = got
+                depth = grounding.depth[name]
+                cover = sum(grounding.cover[j] for j in grounding.via[name])
+                found.append((depth, -cover, rank, Statement(answer, i, grounding.via[name], depth)))
+            continue
         field = FIELD.match(s.span.text.strip())
         if field is not None:
             got = _field_answer(asked, s, field, grounding)
@@ -1004,6 +1053,62 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
     return Outcome(None, reason + ".")
 
 
+ROW = re.compile(r"^(?:[^:;\n]{1,40}:\s[^;\n]*;\s){2,}[^:;\n]{1,40}:\s[^;\n]*$")
+"""A table row as the CSV loader writes it (ingest.loaders): "vessel: Gannet; type: pilot boat; length_m: 14.2"."""
+
+
+_REMARK_KEYS = frozenset({"note", "notes", "comment", "comments", "remark", "remarks", "description", "details"})
+"""Columns of prose about other things ("notes: contractor Calder Marine Engineering"): a name there does not say
+what the row is about."""
+
+
+def row_fields(text: str) -> list[tuple[str, str]] | None:
+    """The (column, value) pairs of a table row, or None when ``text`` is not one."""
+    if ROW.match(text) is None:
+        return None
+    return [(k.strip(), v.strip()) for k, v in (part.split(":", 1) for part in text.split("; "))]
+
+
+def _row_answer(asked: Asked, s: Parsed, fields: Sequence[tuple[str, str]], grounding: _Grounding
+                ) -> tuple[str, str] | None:
+    """(the grounded name, the answer) when a column is the asked relation ("length_m" for "how long",
+    "home_berth" for "what is the home berth") in a row another cell of which names a grounded name: the row
+    states the relation for that name as a sentence would. Of several such columns, the one that writes more of
+    the question's words ("budget_2025_gbp" for "budgeted in 2025")."""
+    asked_words = {w.casefold() for w in re.findall(r"[A-Za-z0-9]+", asked.question)}
+    best: tuple[int, int, str, str] | None = None
+    for column, value in fields:
+        keys = _key_words(column.replace("_", " "))
+        if not _key_names(keys, asked.relation):
+            continue
+        answer = _field_value(asked, value)
+        if not answer and asked.kind is not None and asked.kind.strict and re.fullmatch(r"\d[\d,.]*", value):
+            answer = value  # a bare number under "length_m": the column gives its unit
+        if not answer or any(norm(answer) == norm(n) for n in asked.names):
+            continue
+        others = " | ".join(norm(v) for c, v in fields if c != column
+                            and not _key_words(c.replace("_", " ")) & _REMARK_KEYS)
+        for name, level in grounding.depth.items():
+            inside = _topic_in_text(others, name.split()) if name == grounding.topic else \
+                re.search(rf"(?<!\w){re.escape(name)}(?!\w)", others) is not None
+            if not inside or (asked.described and level == 0 and not keys & asked.heads):
+                continue
+            rank = (level, -len(keys & asked_words), name, answer)
+            if best is None or rank < best:
+                best = rank
+    return None if best is None else (best[2], best[3])
+
+
+def _key_names(keys: set[str], relation: frozenset[str]) -> bool:
+    """A record's key names the relation: a word of it, or another form of one ("Completion date" for
+    "finished", which paraphrases "complete"; "Account manager" for "manages"). Forms share a prefix of at least
+    five letters, so "support" is no form of "supply"."""
+    if keys & relation:
+        return True
+    prefixes = {r[:max(5, len(r) - 3)] for r in relation if len(r) >= 5}
+    return any(k.startswith(p) for k in keys for p in prefixes)
+
+
 def _key_words(key: str) -> set[str]:
     words = {w.casefold() for w in re.findall(r"[A-Za-z]+", key)}
     return words | {w[:-1] for w in words if w.endswith("s") and len(w) > 3}
@@ -1027,6 +1132,20 @@ _NAME_KEYS = frozenset({"name", "title", "subject", "supplier", "company", "orga
                         "project", "person", "staff", "employee", "vendor", "works", "document"})
 
 
+_DESCRIPTION_FILLERS = frozenset({"that", "which", "whose", "with", "from", "were", "have", "been", "this", "their",
+                                  "into", "what"})
+
+
+def _description_words(asked: Asked) -> set[str]:
+    """The words the description writes ("person", "reported", "incident" in "the person who reported incident
+    HB-2024-019"), as written: a record's key may name its subject by the deed ("Reported by:")."""
+    if asked.description is None:
+        return set()
+    start, end = asked.description
+    words = {w.casefold() for w in re.findall(r"[A-Za-z]+", asked.question[start:end])}
+    return {w for w in words if len(w) > 3 and w not in _DESCRIPTION_FILLERS}
+
+
 def _record_of(passage: Passage) -> str:
     """What a record is about, as text to find a name in: its title, the values of its naming fields
     ("Name: Amara Nwosu" under the title "Staff profile") and its first line."""
@@ -1039,7 +1158,7 @@ def _field_answer(asked: Asked, s: Parsed, field: re.Match[str], grounding: _Gro
     """(the grounded name, the answer) when the field's key is the asked relation ("Policy owner" for "who
     owns …") in a record about a grounded name: its own passage names it in its title or opening, or, for a
     bridge, anywhere."""
-    if not (_key_words(field["key"]) & asked.relation):
+    if not _key_names(_key_words(field["key"]), asked.relation):
         return None
     answer = _field_value(asked, field["value"])
     if not answer or any(norm(answer) == norm(n) for n in asked.names):
@@ -1050,9 +1169,20 @@ def _field_answer(asked: Asked, s: Parsed, field: re.Match[str], grounding: _Gro
         inside = _topic_in_text(head, name.split()) if name == grounding.topic else name in head
         if inside and (best is None or level < best[0]):
             best = (level, name)
-    if best is None or (asked.described and best[0] == 0 and not (_key_words(field["key"]) & asked.heads)):
+    if best is None or (asked.described and best[0] == 0 and not (_key_words(field["key"]) & asked.heads)
+                        and not _names_description(asked, head)):
         return None
     return best[1], answer
+
+
+def _names_description(asked: Asked, text: str) -> bool:
+    """The record writes the description whole as its name ("Works: Dock 3 renewal" for "the Dock 3 renewal"):
+    then it is about the described thing itself, not about a name the description merely holds."""
+    if asked.description is None:
+        return False
+    start, end = asked.description
+    phrase = re.sub(r"^(?:the|a|an)\s+", "", asked.question[start:end].strip(), flags=re.IGNORECASE).casefold()
+    return len(phrase.split()) > 1 and phrase in text
 
 
 def _describes(span: Any, asked: Asked, rels: Sequence[Any]) -> bool:
@@ -1197,8 +1327,8 @@ def _with_coordinated(best: _Candidate, others: Sequence[_Candidate], span: Any)
 def _near_miss(asked: Asked, span: Any, about: set[int]) -> tuple[str, str] | None:
     """A value of the asked kind that this sentence about the subject gives for another relation
     ("studied … in Trondheim" for "where was … born?"): (the value, the verb it is given for)."""
-    if asked.role not in ("adverbial", "count") and asked.kind is None:
-        return None
+    if (asked.role not in ("adverbial", "count") and asked.kind is None) or (asked.kind and asked.kind.strict):
+        return None  # a length or how often hangs on an adjective or a noun as often as on a verb: no verb to blame
     for cand in candidates(span):
         if cand.tokens & about or not fits_kind(asked, cand):
             continue

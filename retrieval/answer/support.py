@@ -56,18 +56,37 @@ class AnswerKind:
     labels: frozenset[str]
     accept: frozenset[str] = frozenset()
     value: re.Pattern[str] | None = None
+    strict: bool = False
+    """An answer must match ``value``, whatever its label: a year is a DATE but no duration ("how long")."""
 
     def found_in(self, entities: Sequence[tuple[str, str]], text: str, question: str) -> bool:
         """An entity of this kind that the question does not name, or a typed value, is in ``text``."""
         q = question.casefold()
         wanted = self.labels | self.accept
+        if self.strict:
+            wanted = frozenset()  # only the pattern says it is one
         if any(label in wanted and name.casefold() not in q for name, label in entities):
             return True
         return self.value is not None and any(m.group(0).casefold() not in q for m in self.value.finditer(text))
 
 
-def _kind(name: str, labels: str, accept: str = "", value: re.Pattern[str] | None = None) -> AnswerKind:
-    return AnswerKind(name, frozenset(labels.split()), frozenset(accept.split()), value)
+def _kind(name: str, labels: str, accept: str = "", value: re.Pattern[str] | None = None, *,
+          strict: bool = False) -> AnswerKind:
+    return AnswerKind(name, frozenset(labels.split()), frozenset(accept.split()), value, strict)
+
+
+_COUNT_WORDS = (r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+                r"thirty|forty|fifty|sixty|ninety|hundred|a|an|half an?)")
+_MEASURE_VALUE = re.compile(
+    rf"\b{_COUNT_WORDS}[\s-]*(?:seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?|decades?|"
+    r"centuries|century|mm|cm|m|km|metres?|meters?|kilometres?|kilometers?|feet|foot|ft|inch(?:es)?|miles?|"
+    r"nautical miles?|yards?)\b", re.IGNORECASE)
+"""A length or a duration: a number with its unit ("thirty days", "14.2 metres")."""
+_FREQUENCY_VALUE = re.compile(
+    rf"\bevery\s+(?:{_COUNT_WORDS}\s+)?(?:other\s+)?\w+|\b(?:daily|weekly|fortnightly|monthly|quarterly|"
+    rf"annually|yearly|hourly|biennially)\b|\b(?:once|twice|{_COUNT_WORDS} times)\s+(?:a|an|per|each|every)\s+\w+",
+    re.IGNORECASE)
+"""How often: "every five years", "annually", "twice a year"."""
 
 
 _MONEY_NOUNS = (r"salary|salaries|wage|wages|income|price|prices|cost|costs|revenue|revenues|turnover|"
@@ -82,6 +101,9 @@ _KINDS: tuple[tuple[re.Pattern[str], AnswerKind | None], ...] = tuple(
          _kind("a place", "GPE LOC FAC", "ORG")),
         (r"\bwhen\b|\b(which|what) (year|date|day|month|century)\b|\b(date|year) of\b|\bbirthday\b",
          _kind("a date", "DATE", "", _YEAR_VALUE)),
+        (r"\bhow often\b|\bhow frequently\b", _kind("a frequency", "DATE TIME", "", _FREQUENCY_VALUE, strict=True)),
+        (r"\bhow long\b", _kind("a length or duration", "DATE TIME QUANTITY CARDINAL", "", _MEASURE_VALUE,
+                                 strict=True)),
         (r"\bhow much\b.*\b(pay|paid|pays|cost|costs|spend|spent|earn|earned|earns|sell|sold|buy|bought|charge|"
          r"charged|raise|raised|worth)\b", _kind("an amount of money", "MONEY", "", _MONEY_VALUE)),
         (r"\bhow (much)\b", _kind("an amount", "MONEY QUANTITY CARDINAL PERCENT", "", _NUMBER_VALUE)),
@@ -105,7 +127,7 @@ def answer_kind(question: str) -> AnswerKind | None:
         match = pattern.search(q)
         if match is not None and kind is not None:
             noun = match.groupdict().get("noun")
-            return AnswerKind(f"a {noun}", kind.labels, kind.accept, kind.value) if noun else kind
+            return AnswerKind(f"a {noun}", kind.labels, kind.accept, kind.value, kind.strict) if noun else kind
     return None
 
 
