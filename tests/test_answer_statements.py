@@ -206,3 +206,12 @@ def test_a_record_field_that_names_the_described_deed_is_a_bridge(embedder: Embe
     profile = ("Staff profile", "Staff profile\nName: Ada Quist\nAda Quist was born in Falmouth in 1979.")
     born = _ask(embedder, nlp, "Where was the person who reported incident HX-2023-004 born?", note, profile)
     assert born.short == "Falmouth" and "[1]" in born.text and "[2]" in born.text, born.text
+
+
+def test_which_noun_is_answered_by_that_noun_written_with_what_singles_it_out(embedder: Embedder, nlp: Any) -> None:
+    notices = ("Port notices", "Any collision is reported at once to the Harbour Office on radio channel 16. "
+                               "The ferry Skerry loads at Berth 7 every morning.")
+    channel = _ask(embedder, nlp, "On which radio channel must a collision be reported to the Harbour Office?", notices)
+    assert channel.short == "radio channel 16", channel.text
+    berth = _ask(embedder, nlp, "At which berth does the ferry Skerry load?", notices)
+    assert berth.short == "Berth 7", berth.text

@@ -245,16 +245,24 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
     covered = {t.i for n in names for t in _find(doc, n)}
     covered |= {t.i for e in doc.ents if e.label_ not in VALUE_LABELS for t in e}
     wh_noun_tok = wh.head if wh.dep_ == "det" and wh.head.pos_ in ("NOUN", "PROPN") else None
-    if wh_noun_tok is None and wh.lower_ in ("which", "what", "whose") and wh.i + 1 < len(doc) and \
-            doc[wh.i + 1].pos_ == "NOUN":
-        wh_noun_tok = doc[wh.i + 1]  # "in which city is …": the parser hangs "which" elsewhere
+    if wh_noun_tok is None and wh.lower_ in ("which", "what", "whose") and wh.i + 1 < len(doc):
+        nxt = doc[wh.i + 1]
+        while nxt.dep_ in ("compound", "amod") and nxt.i < nxt.head.i <= wh.i + 4:
+            nxt = nxt.head  # "on which VHF channel": the noun its modifiers lead to
+        if nxt.pos_ == "NOUN":
+            wh_noun_tok = nxt  # "in which city is …": the parser hangs "which" elsewhere
     if wh.lower_ == "how" and wh.head.lower_ in ("many", "much"):
         many = wh.head
         wh_noun_tok = many.head if many.head.pos_ == "NOUN" else None
+    if wh_noun_tok is not None and wh_noun_tok.i > wh.i + 1:  # "which VHF channel": VHF says which kind of
+        inside = set(range(wh.i + 1, wh_noun_tok.i))           # channel is asked for, it is not the subject
+        names = tuple(n for n in names if not {t.i for t in _find(doc, n)} <= inside or not _find(doc, n))
     rel = _relation_word(doc, wh, wh_noun_tok, covered)
     phrase_head = wh_noun_tok if wh_noun_tok is not None else wh
     kind = answer_kind(question)
     role = _role(wh, phrase_head, rel)
+    if wh.i > 0 and doc[wh.i - 1].pos_ == "ADP" and doc[wh.i - 1].lower_ != "by" and role != "count":
+        role = "adverbial"  # "on which channel", "for which firm": the wh-phrase hangs on a preposition
     aux = next((t for t in doc if t.i > phrase_head.i and (t.pos_ == "AUX" or t.lemma_ in ("do", "be", "have"))),
                None)
     if kind is not None and kind.name in ("a date", "a place", "a country") and role != "count":
@@ -671,6 +679,26 @@ def candidates(span: Any) -> list[_Candidate]:
     for tok in span:
         if tok.i not in taken and tok.like_num and tok.pos_ == "NUM":
             out.append(_Candidate(tok.text, tok, "CARDINAL", frozenset({tok.i})))
+    return out
+
+
+def _numbered(span: Any, noun: str) -> list[_Candidate]:
+    """For "which channel": the asked noun written with what singles one out ("VHF channel 14", "Berth 7",
+    "Gate B"), a name no NER labels."""
+    if not noun:
+        return []
+    out = []
+    for tok in span:
+        if tok.lemma_.casefold() != noun or tok.pos_ not in ("NOUN", "PROPN"):
+            continue
+        parts = [c for c in tok.children if c.dep_ in ("compound", "nummod", "appos") and
+                 (c.like_num or c.pos_ == "PROPN" or bool(_CODE.match(c.text)) or c.i < tok.i)]
+        if not any(c.i > tok.i for c in parts):
+            continue  # "the VHF channel" is a kind; "radio channel 14" is one of them
+        first = min([tok.i, *(c.left_edge.i for c in parts)])
+        last = max([tok.i, *(c.right_edge.i for c in parts)])
+        sub = span.doc[first:last + 1]
+        out.append(_Candidate(sub.text, tok, "", frozenset(range(first, last + 1))))
     return out
 
 
@@ -1199,7 +1227,7 @@ def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = 
     if not any(i in reach for i in about) and not _reaches(rel, about):
         return ""  # the relation in this sentence is about something else
     picked: list[tuple[bool, int, int, _Candidate]] = []
-    for cand in candidates(span):
+    for cand in [*_numbered(span, asked.wh_noun), *candidates(span)]:  # "Berth 7" before "Berth" alone
         if cand.tokens & about or rel.i in cand.tokens:
             continue
         if norm(cand.text) in {norm(n) for n in asked.names} or any(
