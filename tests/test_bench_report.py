@@ -40,7 +40,12 @@ def test_the_1m_report_is_rendered_from_its_json_and_judges_every_target() -> No
         "bench/REPORT-1M.md was edited or is stale: python bench/scale.py --render bench/REPORT-1M.json --report"
     assert results["corpus"]["chunks"] >= 1_000_000
     rows = {line.split(" | ")[0].lstrip("| "): line for line in rendered.splitlines() if line.startswith("| ")}
-    judged = {**scale.TARGETS, **(scale.FRESHNESS_TARGETS if "freshness" in results else {})}
+    judged = scale.judged_targets(results)
+    assert set(scale.TARGETS) <= set(judged)
+    if "freshness" in results:
+        assert set(scale.FRESHNESS_TARGETS) <= set(judged)
+        if "add_background" in results["freshness"]:
+            assert set(scale.BACKGROUND_TARGETS) <= set(judged)
     for target in judged:
         assert target in rows and "not measured in this run" not in rows[target], target
 
