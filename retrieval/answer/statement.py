@@ -1029,18 +1029,12 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
     near: list[tuple[int, str, str]] = []
     for rank, i in enumerate(order):
         s = sentences[i]
-        row = row_fields(s.span.text.strip())
-        if row is not None:
-            got = _row_answer(asked, s, row, grounding)
-            if got is not None:
-                name, answer = got
-                depth = grounding.depth[name]
-                cover = sum(grounding.cover[j] for j in grounding.via[name])
-                found.append((depth, -cover, rank, Statement(answer, i, grounding.via[name], depth)))
-            continue
-        field = FIELD.match(s.span.text.strip())
-        if field is not None:
-            got = _field_answer(asked, s, field, grounding)
+        text = s.span.text.strip()
+        row = row_fields(text)
+        field = FIELD.match(text) if row is None else None
+        if row is not None or field is not None:  # a record states its fields as a sentence would
+            got = _row_answer(asked, s, row, grounding) if row is not None else \
+                _field_answer(asked, s, field, grounding) if field is not None else None
             if got is not None:
                 name, answer = got
                 depth = grounding.depth[name]
