@@ -137,6 +137,11 @@ class Asked:
     def described(self) -> bool:
         return bool(self.cues)
 
+    @property
+    def description_text(self) -> str:
+        """The description as the question writes it ("the company that acquired Lumen Robotics"); "" if none."""
+        return "" if self.description is None else self.question[self.description[0]:self.description[1]]
+
 
 _RELATIVE = re.compile(r"^(?:the|a|an|its|his|her|their)\s+(?P<noun>[\w-]+)\s+(?P<rel>that|which|who|whose)\s+"
                        r"(?P<rest>.+)$", re.IGNORECASE)
@@ -146,10 +151,9 @@ def description_question(asked: Asked) -> str:
     """The question the description asks by itself, whose answer is the bridge: "Which company supplied the
     coupling that failed …?" for "the company that supplied the coupling that failed …", "Who is the author
     of the Quay 4 fuel spill report?" for "the author of the Quay 4 fuel spill report"."""
-    if asked.description is None:
+    text = asked.description_text
+    if not text:
         return ""
-    start, end = asked.description
-    text = asked.question[start:end]
     m = _RELATIVE.match(text)
     if m is None:
         return f"Who is {text}?"  # read_question reads "who" as a doer or a name: both fit a bridge
@@ -1033,8 +1037,11 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
         row = row_fields(text)
         field = FIELD.match(text) if row is None else None
         if row is not None or field is not None:  # a record states its fields as a sentence would
-            got = _row_answer(asked, s, row, grounding) if row is not None else \
-                _field_answer(asked, s, field, grounding) if field is not None else None
+            if row is not None:
+                got = _row_answer(asked, s, row, grounding)
+            else:
+                assert field is not None
+                got = _field_answer(asked, s, field, grounding)
             if got is not None:
                 name, answer = got
                 depth = grounding.depth[name]
@@ -1098,9 +1105,9 @@ def _row_answer(asked: Asked, s: Parsed, fields: Sequence[tuple[str, str]], grou
     states the relation for that name as a sentence would. Of several such columns, the one that writes more of
     the question's words ("budget_2025_gbp" for "budgeted in 2025")."""
     asked_words = {w.casefold() for w in re.findall(r"[A-Za-z0-9]+", asked.question)}
+    keyed = [(column, _key_words(column.replace("_", " ")), value) for column, value in fields]
     best: tuple[int, int, str, str] | None = None
-    for column, value in fields:
-        keys = _key_words(column.replace("_", " "))
+    for column, keys, value in keyed:
         if not _key_names(keys, asked.relation):
             continue
         answer = _field_value(asked, value)
@@ -1108,8 +1115,7 @@ def _row_answer(asked: Asked, s: Parsed, fields: Sequence[tuple[str, str]], grou
             answer = value  # a bare number under "length_m": the column gives its unit
         if not answer or any(norm(answer) == norm(n) for n in asked.names):
             continue
-        others = " | ".join(norm(v) for c, v in fields if c != column
-                            and not _key_words(c.replace("_", " ")) & _REMARK_KEYS)
+        others = " | ".join(norm(v) for c, k, v in keyed if c != column and not k & _REMARK_KEYS)
         for name, level in grounding.depth.items():
             inside = _topic_in_text(others, name.split()) if name == grounding.topic else \
                 re.search(rf"(?<!\w){re.escape(name)}(?!\w)", others) is not None
@@ -1161,10 +1167,7 @@ _DESCRIPTION_FILLERS = frozenset({"that", "which", "whose", "with", "from", "wer
 def _description_words(asked: Asked) -> set[str]:
     """The words the description writes ("person", "reported", "incident" in "the person who reported incident
     HB-2024-019"), as written: a record's key may name its subject by the deed ("Reported by:")."""
-    if asked.description is None:
-        return set()
-    start, end = asked.description
-    words = {w.casefold() for w in re.findall(r"[A-Za-z]+", asked.question[start:end])}
+    words = {w.casefold() for w in re.findall(r"[A-Za-z]+", asked.description_text)}
     return {w for w in words if len(w) > 3 and w not in _DESCRIPTION_FILLERS}
 
 
@@ -1200,10 +1203,7 @@ def _field_answer(asked: Asked, s: Parsed, field: re.Match[str], grounding: _Gro
 def _names_description(asked: Asked, text: str) -> bool:
     """The record writes the description whole as its name ("Works: Dock 3 renewal" for "the Dock 3 renewal"):
     then it is about the described thing itself, not about a name the description merely holds."""
-    if asked.description is None:
-        return False
-    start, end = asked.description
-    phrase = re.sub(r"^(?:the|a|an)\s+", "", asked.question[start:end].strip(), flags=re.IGNORECASE).casefold()
+    phrase = re.sub(r"^(?:the|a|an)\s+", "", asked.description_text.strip(), flags=re.IGNORECASE).casefold()
     return len(phrase.split()) > 1 and phrase in text
 
 
