@@ -14,7 +14,7 @@ import pytest
 from kgrag.core.models import Embedder
 from kgrag.retrieval.answer import Answer, ExtractiveAnswerer, Passage, complete
 from kgrag.retrieval.answer.statement import read_question
-from kgrag.retrieval.answer.support import irregular_forms, question_needs
+from kgrag.retrieval.answer.support import check_support, irregular_forms, question_needs
 
 from tests.kg_fixtures import nlp_fixture  # noqa: F401  (the `nlp` fixture)
 
@@ -215,3 +215,64 @@ def test_which_noun_is_answered_by_that_noun_written_with_what_singles_it_out(em
     assert channel.short == "radio channel 16", channel.text
     berth = _ask(embedder, nlp, "At which berth does the ferry Skerry load?", notices)
     assert berth.short == "Berth 7", berth.text
+
+
+def test_a_sum_stated_for_something_the_question_does_not_ask_about_is_no_answer(
+        embedder: Embedder, nlp: Any) -> None:
+    """What the question hangs on its relation ("for every day the works overrun the completion date") must be
+    in the passage that states the sum; a budget row for the same project is another amount."""
+    budget = ("Budget 2026", "code: QX-2026-004; line: East Pier Repair; owner: Ines Duarte; budget_gbp: 900000; "
+                             "notes: contractor Brannock Civil")
+    contract = ("Contract QX-2026-004", "Works: East Pier Repair. Contractor: Brannock Civil.\n"
+                                        "Late completion charge: £2,500 for each day the works finish after the "
+                                        "completion date.")
+    question = "How much does the East Pier Repair contractor have to pay for every day the works overrun the " \
+               "completion date?"
+    only_budget = _ask(embedder, nlp, question, budget)
+    assert only_budget.short == "", only_budget.text  # the row is quoted, not offered as the sum
+    both = _ask(embedder, nlp, question, budget, contract)
+    assert both.short == "£2,500", both.text
+
+
+def test_a_subordinate_when_or_who_does_not_decide_what_is_asked(embedder: Embedder, nlp: Any) -> None:
+    """"Which barge was being loaded when the crane failed?" asks for a barge, not a date: the date of the repair
+    in the same passage is no near miss to refuse with."""
+    report = ("Incident report", "On 3 May 2026 the barge Kestrel Lass was being loaded at Pier 2 when the crane "
+                                 "failed. The crane at Pier 2 was repaired by 9 May 2026.")
+    answer = _ask(embedder, nlp, "Which barge was being loaded when the crane failed at Pier 2?", report)
+    assert not answer.refused, answer.text
+    assert answer.short.endswith("Kestrel Lass"), answer.text  # neither date answers "which barge"
+
+
+def test_a_catenative_verb_hands_the_relation_to_its_infinitive(nlp: Any) -> None:
+    irregular = irregular_forms(nlp)
+    for question, relation in (("Where are visitors supposed to register their boats?", "register"),
+                               ("When is the new ferry planned to enter service?", "enter")):
+        asked = read_question(question, nlp, question_needs(question, nlp, irregular).entities, irregular)
+        assert asked is not None and asked.relation_text == relation, asked
+
+
+def test_a_role_nouns_for_phrase_is_whose_role_not_who_holds_it(embedder: Embedder, nlp: Any) -> None:
+    vendor = ("Supplier page: Corvid Data", "Corvid Data hosts the council's booking system. Its account manager "
+                                            "for Dunmore is Petra Holm.")
+    answer = _ask(embedder, nlp, "Which person at Corvid Data is in charge of the council's account?", vendor)
+    assert answer.short == "Petra Holm", answer.text
+
+
+def test_which_code_asks_for_an_identifier_even_after_a_money_word(embedder: Embedder, nlp: Any) -> None:
+    budget = ("Budget 2026", "cost_code: QX-2026-011; budget_line: Slipway 2 resurfacing; owner: Ines Duarte; "
+                             "budget_gbp: 120000")
+    question = "Which budget code is the resurfacing of Slipway 2 booked against?"
+    passage = Passage(1, 101, 101, budget[1], "budget.csv", budget[0])
+    assert check_support(question, [passage], nlp).ok  # not "no passage gives a budget": the code is asked
+    answer = _ask(embedder, nlp, question, budget)
+    assert answer.short == "QX-2026-011", answer.text
+
+
+def test_a_light_verb_question_is_no_near_miss_for_another_verbs_date(embedder: Embedder, nlp: Any) -> None:
+    """"In what year did she become harbour master?" hangs on a role the reading may miss: a birth year in the
+    passage proves nothing is missing."""
+    profile = ("Staff profile", "Name: Mairead Quill\nMairead Quill was born in Galway in 1971. She has been "
+                                "harbour master at Dunmore since 2019.")
+    answer = _ask(embedder, nlp, "In what year did Mairead Quill become harbour master?", profile)
+    assert "1971" not in answer.text.split("\n")[0] and not (answer.refused and "born" in answer.text), answer.text

@@ -44,7 +44,7 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
     ("build", "builder", "make", "maker", "construct", "manufacture", "manufacturer", "produce", "producer",
      "deliver", "shipyard", "yard", "complete", "finish"),
     ("lead", "leader", "head", "direct", "director", "run", "manage", "manager", "chair", "chief", "charge",
-     "executive", "ceo", "supervise", "oversee", "command", "boss"),
+     "executive", "ceo", "supervise", "oversee", "command", "boss", "responsible"),
     ("own", "owner", "ownership", "possess"),
     ("bear", "born", "birth", "birthplace", "native"),
     ("die", "death", "dead"),
@@ -132,6 +132,14 @@ class Asked:
     description: tuple[int, int] | None = None
     """Where the question describes its subject ("the company that acquired Lumen Robotics"), as character
     offsets: a bridge's name put there makes the question a second hop can retrieve for."""
+    light: bool = False
+    """The relation is a light verb or what "become" leads to ("in what year did she become harbour master?"):
+    a change of state is written many ways ("appointed", "has been … since"), so a value another verb gives
+    proves no near miss."""
+    qualifiers: tuple[str, ...] = ()
+    """The nouns of what the question hangs on its relation besides the asked slot ("day", "date" in "how much
+    does the contractor pay for every day the works overrun the completion date?"): a sentence stating the
+    relation without any of them states another amount ("budget: 2400000")."""
 
     @property
     def described(self) -> bool:
@@ -261,7 +269,7 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
     if wh_noun_tok is not None and wh_noun_tok.i > wh.i + 1:  # "which VHF channel": VHF says which kind of
         inside = set(range(wh.i + 1, wh_noun_tok.i))           # channel is asked for, it is not the subject
         names = tuple(n for n in names if not {t.i for t in _find(doc, n)} <= inside or not _find(doc, n))
-    rel = _relation_word(doc, wh, wh_noun_tok, covered)
+    rel = _past_catenative(_relation_word(doc, wh, wh_noun_tok, covered))
     phrase_head = wh_noun_tok if wh_noun_tok is not None else wh
     kind = answer_kind(question)
     role = _role(wh, phrase_head, rel)
@@ -286,8 +294,47 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
     topic = () if names else tuple(dict.fromkeys(
         t.lemma_.casefold() for t in doc if t.pos_ in ("NOUN", "PROPN") and t.i != rel.i and t.tag_ not in _WH
         and (wh_noun_tok is None or t.i != wh_noun_tok.i) and t.lemma_.casefold() not in _GENERIC and len(t) > 2))
+    qualifiers = _qualifiers(rel, wh, wh_noun_tok, covered, description)
+    light = (rel.lemma_ in _LIGHT and not any(w in RELATIONS for w in relation)) or any(
+        t.lemma_ in _BECOME for t in doc if t.pos_ in ("VERB", "AUX") and t.i < rel.i)
     return Asked(question, kind, role, relation, rel.text, wh_noun_tok.lemma_.casefold() if wh_noun_tok else "",
-                 tuple(names), heads, cues, kinds_of, topic, embedded_question(doc, irregular, rel.i), description)
+                 tuple(names), heads, cues, kinds_of, topic, embedded_question(doc, irregular, rel.i), description,
+                 light, qualifiers)
+
+
+_BECOME = frozenset({"become", "turn"})
+
+
+_QUALIFYING_EDGES = frozenset({"prep", "advcl", "npadvmod"})
+
+
+def _qualifiers(rel: Any, wh: Any, wh_noun: Any, covered: set[int], description: tuple[int, int] | None
+                ) -> tuple[str, ...]:
+    """The nouns of the phrases and clauses hung on the relation word, except the wh-phrase, the question's
+    names, its description, words that name a relation themselves ("of birth") and times ("in spring 2025":
+    a sentence dates it otherwise, "at the May meeting")."""
+    out: list[str] = []
+    asked = {wh.i, *(() if wh_noun is None else (wh_noun.i,))}
+    for child in rel.children:
+        if child.dep_ not in _QUALIFYING_EDGES:
+            continue
+        sub = list(child.subtree)
+        if any(t.i in asked for t in sub):
+            continue  # "in what year", "for which firm": the asked slot itself
+        for t in sub:
+            lemma = t.lemma_.casefold()
+            inside = description is not None and description[0] <= t.idx < description[1]
+            if t.pos_ == "NOUN" and t.i not in covered and not inside and len(lemma) > 2 and not t.ent_type_ and \
+                    lemma not in _GENERIC and lemma not in RELATIONS and t.lower_ not in RELATIONS:
+                out.append(lemma)
+    return tuple(dict.fromkeys(out))
+
+
+def _qualified(asked: Asked, passage: Passage) -> bool:
+    """The passage writes one of the question's qualifiers, or the question has none. The passage, not the
+    sentence: "About 290 litres were recovered" is about the spill its report names a sentence earlier."""
+    low = f"{passage.name}\n{passage.text}".casefold()
+    return not asked.qualifiers or any(re.search(rf"\b{re.escape(stem(q))}", low) for q in asked.qualifiers)
 
 
 def _relation_word(doc: Any, wh: Any, wh_noun: Any, covered: set[int]) -> Any:
@@ -337,6 +384,10 @@ def _relation_word(doc: Any, wh: Any, wh_noun: Any, covered: set[int]) -> Any:
         return verbs[-1]
     if root.lemma_ == "be" and (wh.lower_ == "where" or (wh_noun is not None and wh_noun.lemma_ in _PLACES)):
         return _LOCATED(doc)  # "Where is X?", "In which city is X?": where X is located
+    stated = next((w for c in root.children if c.dep_ in ("prep", "acomp") for w in (c, *c.children)
+                   if w.dep_ in ("pobj", "acomp") and w.i not in covered and w.lemma_.casefold() in RELATIONS), None)
+    if root.lemma_ == "be" and stated is not None:
+        return stated  # "Which person at X is in charge of …": the phrase after "is" names the relation
     if root.lemma_ == "be" and wh_noun is not None and wh_noun.dep_ in ("nsubj", "attr"):
         return wh_noun  # "Which volcano is active in Sicily?": the answer is the volcano the passage names
     nouns = [t for t in doc if t.dep_ in ("attr", "nsubj", "dobj", "acomp", "nsubjpass") and t.head.i == root.i
@@ -348,6 +399,22 @@ def _relation_word(doc: Any, wh: Any, wh_noun: Any, covered: set[int]) -> Any:
         return nouns[0]
     verbs = [t for t in doc if t.pos_ == "VERB" and t.lemma_ not in _LIGHT and t.i not in covered]
     return verbs[0] if verbs else root
+
+
+_CATENATIVE = frozenset({"suppose", "plan", "expect", "schedule", "due", "intend", "mean", "require", "allow",
+                         "set", "aim", "hope", "need", "want", "try", "go", "have", "ought", "permit", "oblige"})
+"""Verbs whose to-infinitive carries the relation: "where are contractors supposed to leave their vehicles?"
+asks where they leave them, "when is the system planned to enter service?" when it enters service."""
+
+
+def _past_catenative(rel: Any) -> Any:
+    for _ in range(3):
+        nxt = next((c for c in rel.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")
+                    and any(m.tag_ == "TO" for m in c.children)), None)
+        if rel.lemma_.casefold() not in _CATENATIVE or nxt is None:
+            break
+        rel = nxt
+    return rel
 
 
 _DIMENSIONS = frozenset({"long", "tall", "old", "wide", "deep", "heavy", "high"})
@@ -423,7 +490,9 @@ def _description(doc: Any, rel: Any, wh: Any, wh_noun: Any, covered: set[int]
                  and any(c.dep_ in ("det", "poss") and (c.lower_ in ("the", "a", "an", "its", "his", "her",
                                                                       "their") or c.i in covered)
                          for c in t.children)
-                 and (any(d.i in covered for d in _extent(t, covered)) or t.dep_ in ("nsubj", "nsubjpass"))]
+                 and (any(d.i in covered for d in _extent(t, covered))
+                      or (t.dep_ in ("nsubj", "nsubjpass") and t.head.i == rel.i))]  # not "the works" in "for
+    # every day the works overrun …": a clause qualifying the relation describes no subject
     if not described or not covered:  # a question naming nothing is about its topic nouns, not through a bridge
         return frozenset(), frozenset(), None
     out: set[str] = set()
@@ -907,6 +976,7 @@ class _Grounding:
         supplies the Skua")."""
         if not asked.described:
             return
+        question_words = set(re.findall(r"[\w'-]+", asked.question.casefold()))
         for depth in range(1, max_depth + 1):
             added = False
             for i, s in enumerate(sentences):
@@ -928,6 +998,8 @@ class _Grounding:
                     key = norm(cand.text)
                     if cand.label in VALUE_LABELS or cand.label == "CODE" or key in self.depth or len(key) < 3:
                         continue
+                    if set(re.findall(r"[\w'-]+", key)) <= question_words:
+                        continue  # "Incident" in "Incident HB-2025-007": a bridge is what the question does not write
                     if not cand.tokens & near:
                         continue  # a name beside the description, not the one it describes
                     self.depth[key] = depth
@@ -1042,7 +1114,7 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
             else:
                 assert field is not None
                 got = _field_answer(asked, s, field, grounding)
-            if got is not None:
+            if got is not None and _qualified(asked, s.passage):
                 name, answer = got
                 depth = grounding.depth[name]
                 cover = sum(grounding.cover[j] for j in grounding.via[name])
@@ -1059,6 +1131,8 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
             continue  # "Marta Kask founded it" is about Lumen Robotics, not "the company that acquired" it
         for rel in rels:
             answer = _slot(asked, s.span, rel, where, lambda t, i=i: discourse.antecedent(i, t, fallback=False))
+            if answer and not _qualified(asked, s.passage):
+                break  # the relation, for something the question does not ask about: no answer, no near miss
             if answer:
                 cover = sum(grounding.cover[j] for j in grounding.via[name])
                 found.append((depth, -cover, rank, Statement(answer, i, grounding.via[name], depth)))
@@ -1066,7 +1140,7 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
         else:
             if rels and any(_other_kind_in_slot(asked, s.span, rel, where) for rel in rels):
                 about.append(i)  # "(born 1961)" for "where was she born?": the relation, with another kind
-            elif asked.kind is not None:
+            elif asked.kind is not None and not asked.light:
                 miss = _near_miss(asked, s.span, where)
                 if miss is not None:
                     about.append(i)
@@ -1142,6 +1216,11 @@ def _key_words(key: str) -> set[str]:
     return words | {w[:-1] for w in words if w.endswith("s") and len(w) > 3}
 
 
+_AMOUNT = re.compile(r"[$€£¥]\s?\d[\d,.]*(?:\s?(?:thousand|million|billion|bn|m|k)\b)?|"
+                     r"\b\d[\d,.]*\s?(?:thousand|million|billion)?\s?(?:dollars?|euros?|pounds?)\b", re.IGNORECASE)
+"""A sum of money as written, its currency and scale with it."""
+
+
 def _field_value(asked: Asked, value: str) -> str:
     """The answer in a field's value: its first part ("Amara Nwosu" of "Amara Nwosu, Safety and Environment
     Officer"), when it is of the asked kind; "" otherwise."""
@@ -1149,6 +1228,8 @@ def _field_value(asked: Asked, value: str) -> str:
     if not first:
         return ""
     kind = asked.kind
+    if kind is not None and kind.labels == {"MONEY"} and (amount := _AMOUNT.search(first)) is not None:
+        return amount.group(0)  # "£4,000" of "£4,000 for each day the works finish late"
     if asked.role == "count" or (kind is not None and kind.value is not None):
         return first if re.search(r"\d", first) else ""
     if kind is not None and kind.labels & {"PERSON", "ORG", "GPE", "LOC", "FAC"}:
@@ -1232,6 +1313,8 @@ def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = 
         hit = min((reach[i] for i in cand.tokens if i in reach), default=None, key=lambda r: r[0])
         if hit is None or not _role_fits(_role_in(asked, rel), rel, hit[1]) or not _preposition_fits(asked, cand):
             continue
+        if _scope_of_role(asked, rel, hit[1]):
+            continue
         if asked.role == "count" and asked.wh_noun and not _counts(cand, asked.wh_noun, span):
             continue
         own = asked.kind is None or cand.label in asked.kind.labels or cand.label == "CODE"
@@ -1261,6 +1344,14 @@ def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = 
     elif outer and not asked.wh_noun and asked.kind is not None and asked.kind.name == "a place":
         return f"{best.text.strip()}, {outer[0].text.strip()}"  # "where?": "Montreal, Quebec", as written
     return _with_coordinated(best, [c for c in candidates(span) if c.tokens != best.tokens], span)
+
+
+def _scope_of_role(asked: Asked, rel: Any, edge: str) -> bool:
+    """A person asked for by a role noun is not the noun's own "of"/"for" phrase: "its project manager for
+    Merrow is Lena Varga" names the manager by the copula, Merrow is whose manager. Spouses aside ("the
+    husband of Y" names Y as the wife)."""
+    return (asked.role == "attribute" and edge == "prep" and rel.pos_ == "NOUN" and asked.kind is not None
+            and "PERSON" in asked.kind.labels and not _matches(rel, RELATIONS["marry"]))
 
 
 def _role_in(asked: Asked, rel: Any) -> Role:

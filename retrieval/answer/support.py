@@ -44,6 +44,10 @@ _MONEY_VALUE = re.compile(
     r"kroner|kronor|krona|yen|francs?|usd|eur|gbp|nok|sek|dkk|chf)\b", re.IGNORECASE)
 _YEAR_VALUE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
 _NUMBER_VALUE = re.compile(r"\b\d[\d,.]*\b")
+IDENTIFIER = re.compile(
+    r"(?<![\w-])(?=[A-Za-z0-9/.-]*\d)(?=[A-Za-z0-9/.-]*[A-Z])[A-Z0-9]+(?:[-/.][A-Za-z0-9]+)+(?![\w-])")
+"""An identifier ("AB-2025-007", "NW-7731-X"): one name, whatever the tokenizer made of its dashes; the
+answer to "which budget code …", however NER read it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +97,10 @@ _MONEY_NOUNS = (r"salary|salaries|wage|wages|income|price|prices|cost|costs|reve
                 r"budget|fee|fees|valuation|profit|profits|bonus")
 _KINDS: tuple[tuple[re.Pattern[str], AnswerKind | None], ...] = tuple(
     (re.compile(pattern), kind) for pattern, kind in (
+        (r"\b(which|what) (?:[\w-]+ ){0,2}(?:code|reference|identifier|(?:reference|contract|order|project|account|"
+         r"serial|registration|licence|license|policy|case|ticket|invoice|file) number)\b",
+         _kind("an identifier", "CODE", "", IDENTIFIER)),
+        (r"\b(which|what) (person|man|woman)\b", _kind("a person", "PERSON")),
         (r"\b(which|what) (organi[sz]ation|company|firm|institute|university|school|shipyard|yard|maker|"
          r"manufacturer|band|team|club|party|agency)\b", _kind("an organisation", "ORG")),
         (r"\b(which|what) nationality\b", _kind("a nationality", "NORP", "GPE")),
@@ -117,12 +125,21 @@ _KINDS: tuple[tuple[re.Pattern[str], AnswerKind | None], ...] = tuple(
 _TIME_COMPARISON = _kind("a date", "DATE", "", _YEAR_VALUE)
 
 
+_WH_WORD = re.compile(r"\b(?:which|what|who|whom|whose|where|when|how)\b")
+_SUBORDINATE = re.compile(r"\b(?:when|where|while|after|before|since|until|who|whom|whose|which)\b")
+"""After the question's own wh-word, a clause that times, places or describes what it asks about ("staff who
+drive their own cars"), not the answer."""
+
+
 def answer_kind(question: str) -> AnswerKind | None:
     """What an answer to ``question`` is, or None when its form does not say. A comparison in time
     ("who lived longer, A or B?") is settled by dates, whatever its wh-word."""
     q = question.casefold()
     if ALTERNATIVES.search(q) and _WHEN_COMPARED.search(q):
         return _TIME_COMPARISON
+    first = _WH_WORD.search(q)
+    if first is not None and (later := _SUBORDINATE.search(q, first.end())) is not None:
+        q = q[:later.start()]  # "which ship was being fuelled when the coupling split?" asks for a ship
     for pattern, kind in _KINDS:
         match = pattern.search(q)
         if match is not None and kind is not None:
@@ -285,9 +302,6 @@ def question_needs(question: str, nlp: Any, irregular: Mapping[str, tuple[str, .
                  root[1:])
 
 
-IDENTIFIER = re.compile(
-    r"(?<![\w-])(?=[A-Za-z0-9/.-]*\d)(?=[A-Za-z0-9/.-]*[A-Z])[A-Z0-9]+(?:[-/.][A-Za-z0-9]+)+(?![\w-])")
-"""An identifier ("AB-2025-007", "NW-7731-X"): one name, whatever the tokenizer made of its dashes."""
 _AUX_QUESTION = re.compile(r"^\W*(where|when|who|whom|which|what|how)\b.*\b(did|does|do|was|were|is|are|has|have)\b",
                            re.IGNORECASE)
 
