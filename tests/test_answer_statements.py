@@ -276,3 +276,47 @@ def test_a_light_verb_question_is_no_near_miss_for_another_verbs_date(embedder: 
                                 "harbour master at Dunmore since 2019.")
     answer = _ask(embedder, nlp, "In what year did Mairead Quill become harbour master?", profile)
     assert "1971" not in answer.text.split("\n")[0] and not (answer.refused and "born" in answer.text), answer.text
+
+
+def test_numbers_that_finish_names_dates_and_codes_are_no_amount_to_refuse_with(embedder: Embedder, nlp: Any) -> None:
+    """"How much … after Kiln 3 failed?" names Kiln 3 (the question's number is its name's), and "Kiln 4", "11
+    March" or "AW-INC-0042" in the passage are no amount given for another verb: no near-miss refusal."""
+    report = ("Incident AW-INC-0042", "Incident AW-INC-0042. On the night of 11 March Kiln 3 at the Ashby works "
+                                      "failed. The kiln was replaced with Kiln 4 in April 2026. In all, 800 kg of "
+                                      "glaze had to be thrown away.")
+    answer = _ask(embedder, nlp, "How much glaze, by weight, was thrown away after Kiln 3 failed?", report)
+    assert not answer.refused, answer.text
+    assert question_needs("How much glaze was lost after Kiln 3 failed?", nlp).entities == ("Kiln 3",)
+
+
+@pytest.mark.parametrize(("question", "text"), [
+    ("Since when has Mairead Quill held that post?",
+     "Mairead Quill joined the council in 2010 as a clerk. She was promoted to Head of Finance in May 2019."),
+    ("In which town is Harrow Valves based?",
+     "Harrow Valves Ltd, of Bolton, has been our valve supplier since 2011."),
+])
+def test_a_light_verbs_object_or_a_bare_is_is_no_proof_of_a_near_miss(
+        embedder: Embedder, nlp: Any, question: str, text: str) -> None:
+    """"Held that post" is a role taken however it is written ("promoted to"); "has been our supplier since 2011"
+    stands in for "based" only loosely: neither gives a value for another relation to refuse with."""
+    answer = _ask(embedder, nlp, question, ("Page", text))
+    assert not answer.refused, answer.text
+
+
+def test_a_place_column_answers_where_a_thing_is_but_a_year_column_is_no_founding(embedder: Embedder,
+                                                                               nlp: Any) -> None:
+    suppliers = ("Approved suppliers", "Supplier: Harrow Valves Ltd; Category: Valves; Town: Bolton; "
+                                       "Approved since: 2011\nSupplier: Penrith Seals; Category: Seals; "
+                                       "Town: Penrith; Approved since: 2015")
+    town = _ask(embedder, nlp, "In which town is Harrow Valves based?", suppliers)
+    assert town.short == "Bolton", town.text
+    fleet = ("Fleet", "vessel: Skerry; type: workboat; builder: Holm Marine; year_built: 2012; length_m: 11.0")
+    founded = _ask(embedder, nlp, "In what year was Holm Marine founded?", fleet)
+    assert founded.short != "2012", founded.text
+
+
+def test_is_responsible_for_names_the_relation_not_a_later_gerund(nlp: Any) -> None:
+    irregular = irregular_forms(nlp)
+    question = "Who is responsible for the policy that was tightened after the peanut mislabelling?"
+    asked = read_question(question, nlp, question_needs(question, nlp, irregular).entities, irregular)
+    assert asked is not None and asked.relation_text == "responsible", asked

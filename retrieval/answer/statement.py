@@ -68,6 +68,8 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
     ("replace", "succeed", "successor", "predecessor"),
     ("code", "number", "id", "identifier", "reference", "name", "call"),
     ("replace", "change", "renew", "swap"),
+    ("choose", "chose", "pick", "select", "choice", "selection", "opt"),
+    ("discard", "throw", "dispose", "scrap", "destroy", "waste", "bin"),
     ("long", "length"),
     ("tall", "height", "high"),
     ("old", "age"),
@@ -133,7 +135,8 @@ class Asked:
     """Where the question describes its subject ("the company that acquired Lumen Robotics"), as character
     offsets: a bridge's name put there makes the question a second hop can retrieve for."""
     light: bool = False
-    """The relation is a light verb or what "become" leads to ("in what year did she become harbour master?"):
+    """The relation is a light verb, what "become" leads to ("in what year did she become harbour master?") or a
+    light verb's object ("since when has she held that post?"):
     a change of state is written many ways ("appointed", "has been … since"), so a value another verb gives
     proves no near miss."""
     qualifiers: tuple[str, ...] = ()
@@ -209,6 +212,7 @@ class Outcome:
 _PHRASAL: Mapping[tuple[str, str], str] = {
     ("look", "after"): "manage", ("take", "over"): "acquire", ("set", "up"): "found", ("carry", "out"): "perform",
     ("sign", "off"): "approve", ("hand", "over"): "deliver", ("bring", "in"): "hire", ("step", "down"): "leave",
+    ("throw", "away"): "discard", ("throw", "out"): "discard",
 }
 """Verbs with a particle that mean another relation word ("who looks after the account" asks for its manager):
 each side of a match is read with its particle."""
@@ -296,7 +300,8 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
         and (wh_noun_tok is None or t.i != wh_noun_tok.i) and t.lemma_.casefold() not in _GENERIC and len(t) > 2))
     qualifiers = _qualifiers(rel, wh, wh_noun_tok, covered, description)
     light = (rel.lemma_ in _LIGHT and not any(w in RELATIONS for w in relation)) or any(
-        t.lemma_ in _BECOME for t in doc if t.pos_ in ("VERB", "AUX") and t.i < rel.i)
+        t.lemma_ in _BECOME for t in doc if t.pos_ in ("VERB", "AUX") and t.i < rel.i) or (
+        rel.dep_ in ("dobj", "oprd") and rel.head.lemma_ in _LIGHT - {"be"})  # "held that post", "took the job"
     return Asked(question, kind, role, relation, rel.text, wh_noun_tok.lemma_.casefold() if wh_noun_tok else "",
                  tuple(names), heads, cues, kinds_of, topic, embedded_question(doc, irregular, rel.i), description,
                  light, qualifiers)
@@ -372,11 +377,16 @@ def _relation_word(doc: Any, wh: Any, wh_noun: Any, covered: set[int]) -> Any:
             return after[-1]
     last = words[-1] if words else None
     if aux is not None and last is not None and last.i not in covered and last.pos_ == "VERB" and \
-            last.lemma_ not in _LIGHT:
+            last.lemma_ not in _LIGHT and not _subordinate(last):  # not "after the mislabelling", "after Kiln 3
+        # failed"
         return last
     root = next((t for t in doc if t.dep_ == "ROOT"), doc[0])
     if root.lemma_ not in _LIGHT and root.pos_ == "VERB":
         return root
+    stated = next((w for c in root.children if c.dep_ in ("prep", "acomp") for w in (c, *c.children)
+                   if w.dep_ in ("pobj", "acomp") and w.i not in covered and w.lemma_.casefold() in RELATIONS), None)
+    if root.lemma_ == "be" and stated is not None:
+        return stated  # "Which person at X is in charge of …", "who is responsible for …": the phrase after "is"
     verbs = [t for t in doc if t.pos_ == "VERB" and t.lemma_ not in _LIGHT and t.i not in covered
              and t.dep_ not in ("relcl", "acl", "compound", "amod", "nmod", "npadvmod", "pobj")
              and not any(c.dep_ == "det" for c in t.children)]  # "the breakwater works contract": a noun
@@ -384,10 +394,6 @@ def _relation_word(doc: Any, wh: Any, wh_noun: Any, covered: set[int]) -> Any:
         return verbs[-1]
     if root.lemma_ == "be" and (wh.lower_ == "where" or (wh_noun is not None and wh_noun.lemma_ in _PLACES)):
         return _LOCATED(doc)  # "Where is X?", "In which city is X?": where X is located
-    stated = next((w for c in root.children if c.dep_ in ("prep", "acomp") for w in (c, *c.children)
-                   if w.dep_ in ("pobj", "acomp") and w.i not in covered and w.lemma_.casefold() in RELATIONS), None)
-    if root.lemma_ == "be" and stated is not None:
-        return stated  # "Which person at X is in charge of …": the phrase after "is" names the relation
     if root.lemma_ == "be" and wh_noun is not None and wh_noun.dep_ in ("nsubj", "attr"):
         return wh_noun  # "Which volcano is active in Sicily?": the answer is the volcano the passage names
     nouns = [t for t in doc if t.dep_ in ("attr", "nsubj", "dobj", "acomp", "nsubjpass") and t.head.i == root.i
@@ -416,6 +422,10 @@ def _past_catenative(rel: Any) -> Any:
         rel = nxt
     return rel
 
+
+def _subordinate(verb: Any) -> bool:
+    """The verb heads a phrase or clause a preposition or a subordinator opens, not the question's own clause."""
+    return verb.dep_ in ("pobj", "pcomp") or any(c.dep_ == "mark" for c in verb.children)
 
 _DIMENSIONS = frozenset({"long", "tall", "old", "wide", "deep", "heavy", "high"})
 """"How long is X?": the adjective is the relation (its length), the measure the answer."""
@@ -468,7 +478,7 @@ class _Word:
     children: tuple[Any, ...] = ()
 
 
-_GENERIC = frozenset({"one", "thing", "part", "kind", "type", "lot", "most", "name", "time", "way"})
+_GENERIC = frozenset({"one", "thing", "part", "kind", "type", "lot", "most", "name", "time", "way", "end"})
 _ATTRIBUTE_NOUNS = frozenset({"place", "date", "year", "day", "cause", "nationality", "age", "birthplace"})
 """Nouns that ask for an attribute of what follows them ("the place of death of the director of …"): the
 described subject is inside them, not them."""
@@ -775,6 +785,11 @@ def _numbered(span: Any, noun: str) -> list[_Candidate]:
     return out
 
 
+_CALENDAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
+                       r"[a-z]*\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\d{1,2}:\d{2}", re.IGNORECASE)
+"""A date or a time of day as written: a year, a month, a weekday, a clock time."""
+
+
 def fits_kind(asked: Asked, cand: _Candidate) -> bool:
     """Whether ``cand`` is the kind of thing asked for: it names the wh-noun ("which shipyard" → "Aalto
     Shipyards", whatever NER called it), or carries a label of the asked kind, or is an identifier asked
@@ -786,6 +801,9 @@ def fits_kind(asked: Asked, cand: _Candidate) -> bool:
             re.search(rf"\b{re.escape(stem(asked.wh_noun))}", low):
         return True
     kind = asked.kind
+    if kind is not None and "DATE" not in kind.labels and cand.label in ("DATE", "TIME") and \
+            _CALENDAR.search(cand.text):
+        return False  # "March 2025" holds a number but is no amount: "how much food was thrown away?"
     if kind is None:
         return asked.role == "attribute" and (cand.label in ("CODE", "") or cand.label not in VALUE_LABELS
                                               or bool(re.search(r"\d", cand.text)))
@@ -796,6 +814,8 @@ def fits_kind(asked: Asked, cand: _Candidate) -> bool:
         return True
     if kind.labels == {"ORG"} and cand.label in ("PERSON", "GPE", "FAC", "PRODUCT", ""):
         return True  # NER often calls a company a person ("Aalto Shipyards"): the slot it fills decides
+    if cand.label == "CODE" and "CODE" not in kind.labels and kind.labels & {"MONEY", "CARDINAL", "QUANTITY"}:
+        return False  # "BF-INC-0217" holds digits but counts nothing
     if kind.value is not None and kind.value.search(cand.text) and cand.label in VALUE_LABELS | {"CODE"}:
         return True
     if kind.name == "a place" and cand.label not in VALUE_LABELS | {"NORP", "CODE"} and \
@@ -1138,7 +1158,8 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
                 found.append((depth, -cover, rank, Statement(answer, i, grounding.via[name], depth)))
                 break
         else:
-            if rels and any(_other_kind_in_slot(asked, s.span, rel, where) for rel in rels):
+            stated = [rel for rel in rels if _matches(rel, asked.relation)]  # not the "is" that stands in for "based"
+            if any(_other_kind_in_slot(asked, s.span, rel, where) for rel in stated):
                 about.append(i)  # "(born 1961)" for "where was she born?": the relation, with another kind
             elif asked.kind is not None and not asked.light:
                 miss = _near_miss(asked, s.span, where)
@@ -1182,7 +1203,7 @@ def _row_answer(asked: Asked, s: Parsed, fields: Sequence[tuple[str, str]], grou
     keyed = [(column, _key_words(column.replace("_", " ")), value) for column, value in fields]
     best: tuple[int, int, str, str] | None = None
     for column, keys, value in keyed:
-        if not _key_names(keys, asked.relation):
+        if not _key_asked(asked, keys):
             continue
         answer = _field_value(asked, value)
         if not answer and asked.kind is not None and asked.kind.strict and re.fullmatch(r"\d[\d,.]*", value):
@@ -1209,6 +1230,13 @@ def _key_names(keys: set[str], relation: frozenset[str]) -> bool:
         return True
     prefixes = {r[:max(5, len(r) - 3)] for r in relation if len(r) >= 5}
     return any(k.startswith(p) for k in keys for p in prefixes)
+
+
+def _key_asked(asked: Asked, keys: set[str]) -> bool:
+    """A key names the relation, or, for where a thing is, the place noun the wh-word asks with ("Town" for "in
+    which town is X based?"; not "year_built" for "in what year was X founded?")."""
+    return _key_names(keys, asked.relation) or (bool(asked.wh_noun) and asked.wh_noun in keys
+                                                 and "locate" in asked.relation)
 
 
 def _key_words(key: str) -> set[str]:
@@ -1264,7 +1292,7 @@ def _field_answer(asked: Asked, s: Parsed, field: re.Match[str], grounding: _Gro
     """(the grounded name, the answer) when the field's key is the asked relation ("Policy owner" for "who
     owns …") in a record about a grounded name: its own passage names it in its title or opening, or, for a
     bridge, anywhere."""
-    if not _key_names(_key_words(field["key"]), asked.relation):
+    if not _key_asked(asked, _key_words(field["key"])):
         return None
     answer = _field_value(asked, field["value"])
     if not answer or any(norm(answer) == norm(n) for n in asked.names):
@@ -1437,14 +1465,32 @@ def _with_coordinated(best: _Candidate, others: Sequence[_Candidate], span: Any)
     return ", ".join(c.text.strip() for c in joined[:-1]) + " and " + joined[-1].text.strip()
 
 
+def _names_number(cand: _Candidate) -> bool:
+    """"3" in "Chiller 3", "7" in "Berth 7": a number that finishes a name is no value."""
+    first = min(cand.tokens)
+    if cand.label != "CARDINAL" or len(cand.tokens) != 1 or first == 0:
+        return False
+    before = cand.root.doc[first - 1]
+    return before.is_alpha and before.is_title and before.i != before.sent.start
+
+
+def _counts_something(cand: _Candidate) -> bool:
+    """A measured or counted amount ("340 litres", "£12,000", "fourteen staff"), not a bare number."""
+    head = cand.root.head
+    return cand.label in ("QUANTITY", "MONEY", "PERCENT") or (
+        cand.root.dep_ == "nummod" and head.pos_ == "NOUN" and not _CALENDAR.search(head.text))
+
+
 def _near_miss(asked: Asked, span: Any, about: set[int]) -> tuple[str, str] | None:
     """A value of the asked kind that this sentence about the subject gives for another relation
     ("studied … in Trondheim" for "where was … born?"): (the value, the verb it is given for)."""
     if (asked.role not in ("adverbial", "count") and asked.kind is None) or (asked.kind and asked.kind.strict):
         return None  # a length or how often hangs on an adjective or a noun as often as on a verb: no verb to blame
     for cand in candidates(span):
-        if cand.tokens & about or not fits_kind(asked, cand):
+        if cand.tokens & about or not fits_kind(asked, cand) or _names_number(cand):
             continue
+        if asked.role == "count" and not _counts_something(cand):
+            continue  # "11" of "the night of 11 March" is no amount given for another verb
         if asked.wh_noun and not re.search(rf"\b{re.escape(stem(asked.wh_noun))}", cand.text.casefold()) and \
                 asked.role not in ("adverbial", "count"):
             continue

@@ -158,7 +158,9 @@ _NOT_CONSTRAINTS = frozenset({
     # the answer's own kind ("which city"), not a constraint on it
     "city", "town", "country", "place", "region", "state", "village", "year", "date", "day", "month", "century",
     "person", "people", "organisation", "organization", "company", "firm", "business", "nationality", "name",
-    "amount", "number",
+    "amount", "number", "role", "post", "position", "job",
+    # the measure asked ("how much food, by weight"): the answer's unit says it
+    "weight", "length", "height", "depth", "width", "size", "volume", "distance", "duration", "quantity", "total",
     # words too general to constrain anything
     "thing", "kind", "type", "part", "one", "lot", "way", "time", "most", "many", "much", "more", "other", "same",
     "such", "own", "few", "several", "certain", "which", "what", "whose",
@@ -242,6 +244,25 @@ class Support:
         return text[:1].upper() + text[1:] + "."
 
 
+def _numbered_name(name: str, doc: Any) -> str:
+    """"Blast chiller 2" or "Kiln 3", not "Blast" or "Kiln": a name that goes on (by a common noun or two) to a
+    number is one name with it (a unit, a machine, a berth), and the number is no value the question gives."""
+    at = doc.text.find(name)
+    if at < 0:
+        return name
+    span = doc.char_span(at, at + len(name), alignment_mode="expand")
+    if span is None:
+        return name
+    i = span.end
+    while i < len(doc) and i - span.end < 2 and doc[i].is_lower and doc[i].is_alpha and not doc[i].is_stop and \
+            doc[i].pos_ not in ("VERB", "AUX", "ADP", "PRON", "DET", "CCONJ", "SCONJ", "PART"):  # the tagger calls
+        # "oven" in "Tunnel oven 2" an adverb
+        i += 1
+    if i >= len(doc) or not doc[i].like_num or doc[i].ent_type_ in ("DATE", "TIME") or not doc[i].is_digit:
+        return name
+    return doc[span.start:i + 1].text
+
+
 def _clean(name: str) -> str:
     name = re.sub(r"['’]s$", "", name.strip()).strip(" ?.,;:!\"'")
     return re.sub(r"^(the|a|an)\s+", "", name, flags=re.IGNORECASE)
@@ -272,6 +293,7 @@ def question_needs(question: str, nlp: Any, irregular: Mapping[str, tuple[str, .
             run = []
     for code in IDENTIFIER.finditer(doc.text):  # "AB-2025-007" whole: NER cuts it at a dash
         entities = [e for e in entities if e.strip(" -") not in code.group(0)] + [code.group(0)]
+    entities = [_numbered_name(e, doc) for e in entities]
     sides = _EITHER.search(doc.text.strip())
     if sides is not None:  # a comparison names exactly its two sides, whatever NER made of them
         entities = [sides["a"], sides["b"]]
