@@ -47,7 +47,7 @@ eval: setup
 	  -o eval/results/examples-answers.json
 	KGRAG_HOME=$(EVAL_HOME) $(BIN)/kgrag eval run --dataset eval/golden/harbour_agency.json --ablate \
 	  -o eval/results/harbour_agency.json
-	# A second invented corpus (a food manufacturer's wiki) and its questions, written blind after tuning: all held out.
+	# A second invented corpus (a food manufacturer's wiki), its questions written blind; split tune/heldout before tuning on it.
 	KGRAG_HOME=$(EVAL_HOME) $(BIN)/kgrag eval run --dataset eval/golden/company_wiki.json --ablate \
 	  -o eval/results/company_wiki.json
 	KGRAG_HOME=$(EVAL_HOME) $(BIN)/kgrag eval run --dataset ../shared/data/scifact --ablate -o eval/results/scifact.json
