@@ -69,6 +69,15 @@ _PRONOUNS: dict[str, tuple[str, ...]] = {
     "it": _THING, "its": _THING, "they": _THING + _PERSON, "them": _THING + _PERSON, "their": _THING + _PERSON,
     "there": _PLACE,
 }
+_KIND_NOUNS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("company", "firm", "business", "supplier", "contractor", "organisation", "organization",
+                     "agency", "vendor", "maker", "manufacturer", "project", "product"), _THING),
+    **dict.fromkeys(("person", "man", "woman"), _PERSON),
+    **dict.fromkeys(("place", "town", "city", "country", "site"), _PLACE),
+}
+"""What "that company", "this person", "that town" stand for: an earlier name of the kind the noun says."""
+_ROLE_NOUNS = frozenset({"post", "role", "job", "position", "title", "office"})
+"""What "that post" stands for: the role an earlier turn gave someone ("X is Head of Engineering")."""
 _POSSESSIVE = frozenset({"his", "its", "their", "hers"})
 _PERSONAL = frozenset({"he", "him", "his", "she", "her", "hers"})
 _ELLIPSIS = re.compile(r"^\s*(?:and|what about|how about|and what about)\s+(?P<subject>[^?]+?)\s*\??\s*$",
@@ -124,9 +133,22 @@ def resolve_offline(question: str, earlier: Sequence[Turn], nlp: Any) -> tuple[s
     own = {e.text.casefold() for e in doc.ents}
     out: list[str] = []
     resolved: dict[str, str] = {}
+    skip: set[int] = set()
     for tok in doc:
+        if tok.i in skip:
+            continue
         word = tok.lower_
         kinds = _PRONOUNS.get(word)
+        noun = _demonstrated(tok)
+        if noun is not None:  # "that company" → the earlier organisation; "that post" → the earlier role
+            name = _role(earlier, nlp) if noun.lower_ in _ROLE_NOUNS else next(
+                (n for n, label in entities if label in _KIND_NOUNS[noun.lower_] and n.casefold() not in own), None)
+            if name:
+                role = noun.lower_ in _ROLE_NOUNS  # "held that post" → "held the post of Head of Engineering"
+                out.append((f"the {noun.text} of {name}" if role else name) + noun.whitespace_)
+                resolved[f"{tok.text} {noun.text}"] = name
+                skip.add(noun.i)
+                continue
         name = None
         if kinds is not None:
             name = next((n for n, label in entities if label in kinds and n.casefold() not in own), None)
@@ -144,6 +166,32 @@ def resolve_offline(question: str, earlier: Sequence[Turn], nlp: Any) -> tuple[s
         out.append((f"{name}'s" if possessive else ("in " + name if word == "there" else name)) + tok.whitespace_)
         resolved[tok.text] = name
     return ("".join(out) if resolved else question), resolved
+
+
+def _demonstrated(tok: Any) -> Any:
+    """The noun of "that company" / "this post" when ``tok`` is its demonstrative, else None."""
+    if tok.lower_ not in ("that", "this") or tok.i + 1 >= len(tok.doc):
+        return None
+    noun = tok.doc[tok.i + 1]
+    if noun.pos_ != "NOUN" or (noun.lower_ not in _KIND_NOUNS and noun.lower_ not in _ROLE_NOUNS):
+        return None
+    return noun
+
+
+def _role(turns: Sequence[Turn], nlp: Any) -> str:
+    """The latest role an earlier turn states, as written: the complement of "X is …" or "… as …" when it is
+    capitalised like a title ("Head of Engineering", with its "of" phrase), else ""."""
+    for t in reversed(turns):
+        for tok in nlp(_CITATION.sub("", _SOURCES.sub("", t.text))):
+            if not (tok.dep_ == "attr" or (tok.dep_ == "pobj" and tok.head.lower_ == "as")) or not tok.is_title:
+                continue
+            end = tok.i + 1
+            of = next((c for c in tok.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+            if of is not None:
+                end = of.right_edge.i + 1
+            start = min([tok.i, *(c.i for c in tok.children if c.dep_ in ("compound", "amod") and c.i < tok.i)])
+            return tok.doc[start:end].text
+    return ""
 
 
 def _entities(turns: Sequence[Turn], nlp: Any) -> list[tuple[str, str]]:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from kgrag.core.models import Embedder
 from kgrag.retrieval.answer import Answer, ExtractiveAnswerer, Passage, complete
-from kgrag.retrieval.answer.statement import read_question
+from kgrag.retrieval.answer.statement import embedded_question, read_question
 from kgrag.retrieval.answer.support import check_support, irregular_forms, question_needs
 
 from tests.kg_fixtures import nlp_fixture  # noqa: F401  (the `nlp` fixture)
@@ -320,3 +320,40 @@ def test_is_responsible_for_names_the_relation_not_a_later_gerund(nlp: Any) -> N
     question = "Who is responsible for the policy that was tightened after the peanut mislabelling?"
     asked = read_question(question, nlp, question_needs(question, nlp, irregular).entities, irregular)
     assert asked is not None and asked.relation_text == "responsible", asked
+
+
+@pytest.mark.parametrize(("question", "clause"), [
+    ("In what year was Brackenridge Foods founded?", "in what year Brackenridge Foods was founded"),
+    ("In which town is Arncliffe Refrigeration based?", "in which town Arncliffe Refrigeration is based"),
+    ("Where did Gareth Lowther work before he came to Kendal?", "where Gareth Lowther worked before he came to Kendal"),
+    ("Who is the founder of Aalto Shipyards?", "who the founder of Aalto Shipyards is"),
+])
+def test_a_refusal_restates_the_question_as_a_clause_in_plain_english(nlp: Any, question: str, clause: str) -> None:
+    # the parser may make "was" the root when a preposition opens the question, and the lemmatizer's
+    # exception table knows "wrought" as a past of "work"
+    assert embedded_question(nlp(question), irregular_forms(nlp)) == clause
+
+
+@pytest.mark.parametrize(("question", "text", "short"), [
+    # a business "began" when it was founded
+    ("In what year was Ostrava Mills founded?",
+     "Ostrava Mills is a flour miller in Moravia. The business began in 1962, when two brothers rented a "
+     "watermill outside Opava.", "1962"),
+    # the post someone holds is the one they were promoted or appointed to
+    ("Since when has Mairead Quill held the post of Head of Finance?",
+     "Mairead Quill joined the council in 2010 as a clerk. She was promoted to Head of Finance in May 2019.",
+     "May 2019"),
+])
+def test_a_relation_written_in_other_everyday_words_is_answered(
+        embedder: Embedder, nlp: Any, question: str, text: str, short: str) -> None:
+    answer = _ask(embedder, nlp, question, ("Profile", text))
+    assert not answer.refused and answer.short == short, answer.text
+
+
+@pytest.mark.parametrize("text", [
+    "Tamar Dredging is the contractor, and works on the new pier began on 3 February 2025.",
+    "Tamar Dredging began work on the new pier on 3 February 2025.",
+])
+def test_an_activity_that_began_dates_no_founding(embedder: Embedder, nlp: Any, text: str) -> None:
+    answer = _ask(embedder, nlp, "When was Tamar Dredging founded?", ("Tamar Dredging", text))
+    assert answer.refused and "3 February 2025" not in answer.short, answer.text

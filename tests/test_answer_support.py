@@ -55,3 +55,21 @@ def test_question_needs_names_terms_and_kind(nlp: Any) -> None:
     assert "city" not in {t.lemma for t in question_needs("In which city was Tomas Berg born?", nlp).terms}
     assert answer_kind("Who lived longer, Hubert Mordek or Levon Grigorian?").labels == {"DATE"}  # type: ignore[union-attr]
     assert answer_kind("What is the service code of the Skua?") is None
+
+
+def test_a_look_alike_name_is_no_mention_but_a_surname_alone_is(nlp: Any) -> None:
+    # the passages name "North Breakwater Renewal" and "Tarnside Packaging": a question about the "South
+    # Breakwater Renewal" or "Arncliffe Packaging" is about something no passage mentions
+    passages = (
+        Passage(1, 1, 1, "Tobias Renwick leads the North Breakwater Renewal. Labels come from Tarnside Packaging; "
+                "the packaging line at Kendal is new.", "projects.md", "Projects"),
+        Passage(2, 2, 2, "Our account manager at Arncliffe Refrigeration is Declan Fairweather. Dr Renwick "
+                "signed the order in 2024.", "arncliffe.md", "Arncliffe Refrigeration"),
+    )
+    for question, name in (("Who leads the South Breakwater Renewal?", "South Breakwater Renewal"),
+                           ("Who is the account manager at Arncliffe Packaging?", "Arncliffe Packaging")):
+        support = check_support(question, passages, nlp)
+        assert not support.ok and support.reason == f"No passage mentions {name}.", question
+    # a person's surname alone, or after a title, still mentions them
+    assert check_support("When did Tobias Renwick sign the order?", passages, nlp).ok
+    assert check_support("Who leads the North Breakwater Renewal?", passages, nlp).ok

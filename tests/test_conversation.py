@@ -28,3 +28,20 @@ def test_a_pronoun_finds_the_answer_s_name_whatever_label_ner_gave_it(
         nlp: Any, asked: str, answer: str, follow_up: str, standalone: str) -> None:
     turns = [Turn("user", asked), Turn("assistant", answer)]
     assert resolve_offline(follow_up, turns, nlp)[0] == standalone
+
+
+@pytest.mark.parametrize(("answer", "follow_up", "standalone"), [
+    ("Copperfield Systems, with its Ledgerline product.", "When was that company established?",
+     "When was Copperfield Systems established?"),
+    ("Mairead Quill is Head of Finance at the council.", "Since when has she held that post?",
+     "Since when has Mairead Quill held the post of Head of Finance?"),
+    ("Mairead Quill is Head of Finance at the council.", "Where was this person born?", "Where was Mairead Quill born?"),
+])
+def test_a_demonstrative_noun_stands_for_the_earlier_name_or_role_of_its_kind(
+        nlp: Any, answer: str, follow_up: str, standalone: str) -> None:
+    turns = [Turn("user", "Who runs it?"), Turn("assistant", answer)]
+    question, resolved = resolve_offline(follow_up, turns, nlp)
+    assert question == standalone
+    assert resolved
+    # a "that" that points at no kind of thing is left as the user wrote it
+    assert resolve_offline("Is that right?", turns, nlp) == ("Is that right?", {})

@@ -40,7 +40,7 @@ from kgrag.retrieval.answer.support import IDENTIFIER, VALUE_LABELS, AnswerKind,
 Role = Literal["subject", "object", "adverbial", "count", "attribute"]
 
 _GROUPS: tuple[tuple[str, ...], ...] = (
-    ("found", "founder", "cofound", "start", "establish", "set", "create", "launch", "form", "founding"),
+    ("found", "founder", "cofound", "start", "begin", "establish", "set", "create", "launch", "form", "founding"),
     ("build", "builder", "make", "maker", "construct", "manufacture", "manufacturer", "produce", "producer",
      "deliver", "shipyard", "yard", "complete", "finish"),
     ("lead", "leader", "head", "direct", "director", "run", "manage", "manager", "chair", "chief", "charge",
@@ -66,6 +66,7 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
      "penalty", "damages"),
     ("open", "launch", "inaugurate", "start", "begin"),
     ("replace", "succeed", "successor", "predecessor"),
+    ("post", "position", "role", "appoint", "appointment", "promote", "promotion", "elect"),
     ("code", "number", "id", "identifier", "reference", "name", "call"),
     ("replace", "change", "renew", "swap"),
     ("choose", "chose", "pick", "select", "choice", "selection", "opt"),
@@ -235,7 +236,27 @@ def _words(tok: Any) -> set[str]:
 def _matches(tok: Any, words: frozenset[str]) -> bool:
     if tok.i + 1 < len(tok.doc) and tok.nbor(1).text == "-" and tok.whitespace_ == "":
         return False  # "start" in "start-up" is no relation
-    return bool(words) and tok.pos_ in ("VERB", "NOUN", "PROPN", "ADJ", "AUX") and bool(_words(tok) & words)
+    if not (bool(words) and tok.pos_ in ("VERB", "NOUN", "PROPN", "ADJ", "AUX") and bool(_words(tok) & words)):
+        return False
+    return not ("found" in words and tok.lemma_ in ("begin", "start") and _an_activity_starts(tok))
+
+
+_ORGANISATIONS = frozenset({"business", "company", "firm", "organisation", "organization", "group", "charity",
+                            "school", "society", "club", "band", "agency", "institute", "shop", "practice"})
+
+
+def _an_activity_starts(verb: Any) -> bool:
+    """"Works on the breakwater began", "Calder began work": an activity was begun, which dates no founding;
+    "the business began in 1979", "Berg started the company" (an organisation, a name or a pronoun begun or
+    beginning) does."""
+    def activity(tok: Any) -> bool:
+        return tok.pos_ not in ("PROPN", "PRON") and tok.lemma_.casefold() not in _ORGANISATIONS
+
+    thing = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    if thing is not None:
+        return activity(thing)
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return subject is not None and activity(subject)  # the tagger calls "works" a verb there
 
 
 def _paraphrases(tok: Any) -> frozenset[str]:
@@ -580,6 +601,8 @@ def embedded_question(doc: Any, irregular: Mapping[str, tuple[str, ...]], verb: 
     verb_i = next((i for i, t in enumerate(rest) if t.i == verb), None) if aux.lemma_ == "do" else None
     if verb_i is None:
         verb_i = next((i for i, t in enumerate(rest) if t.pos_ == "VERB" and t.dep_ == "ROOT"), None)
+    if verb_i is None and aux.lemma_ == "be":  # the parser may make "was" the root of "in what year was X founded"
+        verb_i = next((i for i, t in enumerate(rest) if i > 0 and t.pos_ == "VERB" and t.tag_ in ("VBN", "VBD")), None)
     if verb_i is None and aux.lemma_ == "do":
         verb_i = next((i for i, t in enumerate(rest) if t.tag_ == "VB" or (t.pos_ in ("VERB", "NOUN") and i > 0 and
                                                                            rest[i - 1].pos_ == "PROPN")), None)
@@ -602,6 +625,10 @@ def embedded_question(doc: Any, irregular: Mapping[str, tuple[str, ...]], verb: 
     return text[:1].lower() + text[1:]
 
 
+_ARCHAIC = frozenset(("wrought", "bade", "durst", "clomb", "holp", "crope"))
+"""Past forms the lemmatizer's exception table holds that no refusal should write ("where X wrought")."""
+
+
 def _inflect(lemma: str, tag: str, irregular: Mapping[str, tuple[str, ...]]) -> str:
     """The verb as "did"/"does" would have it: past or third person, from the lemmatizer's own exceptions
     first ("lead" → "led"), else the regular spelling rules."""
@@ -610,7 +637,7 @@ def _inflect(lemma: str, tag: str, irregular: Mapping[str, tuple[str, ...]]) -> 
     if lemma in special and tag in special[lemma]:
         return special[lemma][tag]
     if tag == "VBD":
-        forms = [f for f in irregular.get(lemma, ()) if not f.endswith(("ing", "s"))]
+        forms = [f for f in irregular.get(lemma, ()) if not f.endswith(("ing", "s")) and f not in _ARCHAIC]
         if forms:
             return sorted(forms, key=len)[0]
         if lemma.endswith("e"):

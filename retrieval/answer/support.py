@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgrag.retrieval.answer.base import Passage
+from spacy.lang.en.stop_words import STOP_WORDS
 
 ALTERNATIVES = re.compile(
     r"(?:,|\bout of|\bbetween)\s+(?P<a>[^,?]+?)\s+(?:or|and)\s+(?P<b>[^,?]+?)\s*\?*\s*$", re.IGNORECASE)
@@ -391,14 +392,44 @@ def _has_term(term: Term, text: str) -> bool:
     return any(re.search(rf"(?<![\w-]){re.escape(f)}(?!\w)", text) for f in _DERIVED.get(term.lemma, ()))
 
 
-def _mentions(name: str, text: str) -> bool:
-    """``name`` in ``text`` (both case-folded): whole, or, for a person's full name, the surname alone."""
+def _mentions(name: str, text: str, raw: str = "") -> bool:
+    """``name`` in ``text`` (both case-folded): whole, or, for a person's full name, the surname alone, where
+    ``raw`` (the text as written) writes it as a name of its own: "Palme" for "Lisbeth Palme", but not the
+    "Packaging" of "Tarnside Packaging" for "Arncliffe Packaging", nor a common word ("packaging")."""
     n = name.casefold()
     if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text):
         return True
     parts = n.split()
-    return len(parts) >= 2 and len(parts[-1]) >= 4 and parts[0][:1].isalpha() and bool(
-        re.search(rf"(?<!\w){re.escape(parts[-1])}(?!\w)", text))
+    if not (len(parts) >= 2 and len(parts[-1]) >= 4 and parts[0][:1].isalpha()):
+        return False
+    if not raw:
+        return bool(re.search(rf"(?<!\w){re.escape(parts[-1])}(?!\w)", text))
+    return any(_own_surname(raw, m.start(), parts)
+               for m in re.finditer(rf"(?<!\w){re.escape(parts[-1])}(?!\w)", raw, re.IGNORECASE))
+
+
+_HONORIFICS = frozenset(("mr", "mrs", "ms", "miss", "dr", "sir", "dame", "lady", "lord", "prof", "professor",
+                         "captain", "capt", "rev"))
+
+
+def _own_surname(raw: str, at: int, parts: Sequence[str]) -> bool:
+    """The word at ``at`` is capitalised and ends no other name: the capitalised words written before it start
+    with the name's own first word or a title ("Helen Ann Marsh", "Dr Marsh"), or there are none; "North
+    Breakwater Renewal" is no mention of the "South Breakwater Renewal", nor "Olof Palme" of "Lisbeth Palme"."""
+    if not raw[at:at + 1].isupper():
+        return False
+    before = re.search(r"(?:[A-Z][\w'’-]*\.?\s+)+$", raw[max(0, at - 80):at])
+    if before is None:
+        return True
+    run: list[str] = []
+    for word in reversed(before.group(0).split()):
+        bare = word.rstrip(".").casefold()
+        if word.endswith(".") and len(bare) > 1 and bare not in _HONORIFICS:
+            break  # a sentence ended there ("… Fairweather. Dr Renwick")
+        run.insert(0, bare)
+    while run and run[0] in STOP_WORDS:  # "The", "Our" open a sentence
+        run.pop(0)
+    return not run or run[0] == parts[0] or run[0] in _HONORIFICS
 
 
 def _title_name(title: str) -> str:
@@ -410,14 +441,15 @@ def check_support(question: str, passages: Sequence[Passage], nlp: Any) -> Suppo
     needs = question_needs(question, nlp)
     if not passages:
         return Support(needs, ("no passage matched the question",))
-    texts = [f"{p.name}\n{p.text}".casefold() for p in passages]
+    raws = [f"{p.name}\n{p.text}" for p in passages]
+    texts = [r.casefold() for r in raws]
     missing: list[str] = []
     about = " and ".join(needs.entities)
-    absent = [e for e in needs.entities if not any(_mentions(e, t) for t in texts)]
+    absent = [e for e in needs.entities if not any(_mentions(e, t, r) for t, r in zip(texts, raws, strict=True))]
     if absent:
         missing.append("no passage mentions " + " or ".join(absent))
         return Support(needs, tuple(missing))
-    anchors = [i for i, t in enumerate(texts) if any(_mentions(e, t) for e in needs.entities)] \
+    anchors = [i for i, t in enumerate(texts) if any(_mentions(e, t, raws[i]) for e in needs.entities)] \
         if needs.entities else list(range(len(passages)))
     # most of the terms, not each: prose paraphrases one now and then ("the performer of song X" is
     # "a single by Y"), while a question the passages do not answer misses what it is about outright
