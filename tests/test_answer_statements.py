@@ -357,3 +357,22 @@ def test_a_relation_written_in_other_everyday_words_is_answered(
 def test_an_activity_that_began_dates_no_founding(embedder: Embedder, nlp: Any, text: str) -> None:
     answer = _ask(embedder, nlp, "When was Tamar Dredging founded?", ("Tamar Dredging", text))
     assert answer.refused and "3 February 2025" not in answer.short, answer.text
+
+
+MINUTES = ("Minutes, 4 May 2026",
+           "# Minutes, 4 May 2026\n\n**Present:** Dana Holt (chair), Ravi Mehta\n\n## 2. Project Osprey\n\n"
+           "Dana reported that the new kiln was commissioned on 28 April. The final cost was £88,400, inside the "
+           "approved budget.\n\n## 3. Project Wren\n\nRavi reported that the survey is late. The final cost was "
+           "£12,000.\n")
+
+
+@pytest.mark.parametrize(("question", "short"), [
+    ("How much did Project Osprey cost in the end?", "£88,400"),
+    ("How much did Project Wren cost?", "£12,000"),
+])
+def test_a_relation_noun_under_a_heading_is_stated_for_what_the_heading_names(
+        embedder: Embedder, nlp: Any, question: str, short: str) -> None:
+    """Minutes are written by agenda item: "the final cost" under "Project Osprey" is Project Osprey's cost, and
+    "how much did X cost" asks for an amount, not a count of costs."""
+    answer = _ask(embedder, nlp, question, MINUTES)
+    assert not answer.refused and answer.short == short, answer.text

@@ -35,7 +35,8 @@ def test_a_pronoun_finds_the_answer_s_name_whatever_label_ner_gave_it(
      "When was Copperfield Systems established?"),
     ("Mairead Quill is Head of Finance at the council.", "Since when has she held that post?",
      "Since when has Mairead Quill held the post of Head of Finance?"),
-    ("Mairead Quill is Head of Finance at the council.", "Where was this person born?", "Where was Mairead Quill born?"),
+    ("Mairead Quill is Head of Finance at the council.", "Where was this person born?",
+     "Where was Mairead Quill born?"),
 ])
 def test_a_demonstrative_noun_stands_for_the_earlier_name_or_role_of_its_kind(
         nlp: Any, answer: str, follow_up: str, standalone: str) -> None:

@@ -290,7 +290,9 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
             wh_noun_tok = nxt  # "in which city is …": the parser hangs "which" elsewhere
     if wh.lower_ == "how" and wh.head.lower_ in ("many", "much"):
         many = wh.head
-        wh_noun_tok = many.head if many.head.pos_ == "NOUN" else None
+        counted = many.head.pos_ == "NOUN" and many.head.i > many.i and not any(
+            t.pos_ in ("AUX", "VERB") for t in doc[many.i + 1:many.head.i])  # "how much did X cost": no noun counted
+        wh_noun_tok = many.head if counted else None
     if wh_noun_tok is not None and wh_noun_tok.i > wh.i + 1:  # "which VHF channel": VHF says which kind of
         inside = set(range(wh.i + 1, wh_noun_tok.i))           # channel is asked for, it is not the subject
         names = tuple(n for n in names if not {t.i for t in _find(doc, n)} <= inside or not _find(doc, n))
@@ -730,8 +732,8 @@ def _role_fits(role: Role, rel: Any, edge: str) -> bool:
     if role == "adverbial":
         return edge in ("prep", "npadvmod", "advmod", "dobj", "appos", "dative", "agent", "nummod", "attr",
                         "^prep", "^pobj", "^npadvmod", "acomp", "oprd")
-    if role == "count":
-        return not edge.startswith("^nsubj")
+    if role == "count":  # "the cost was £241,700": a noun's value is what "is" says of it
+        return not edge.startswith("^nsubj") or (rel.pos_ == "NOUN" and rel.head.lemma_ == "be")
     return True
 
 
@@ -758,6 +760,8 @@ def candidates(span: Any) -> list[_Candidate]:
                 end += 1
         if doc[start].lower_ == "the":
             start += 1
+        if e.label_ == "MONEY" and start > span.start and doc[start - 1].text in ("£", "$", "€", "¥"):
+            start -= 1  # NER leaves out the sign of "£241,700"
         if e.label_ in VALUE_LABELS and start > span.start and doc[start - 1].lower_ in ("every", "each"):
             start -= 1  # "every five years" is how often, "five years" how long
         if start >= end:
@@ -1017,6 +1021,7 @@ class _Grounding:
             self.depth[self.topic] = 0
         self.via: dict[str, tuple[int, ...]] = {k: () for k in self.depth}
         self.kinds_of = asked.kinds_of
+        self.relation = asked.relation
         self.cover: dict[int, int] = {}
         """Per bridge sentence, how many of the description's words it writes: the best-described bridge
         wins ("its batteries come from Polar Cells" over "made by Northwind" for "the battery maker that
@@ -1123,6 +1128,17 @@ class _Grounding:
         return {t.i for t in s.span if t.lemma_.casefold() in nouns
                 and any(c.dep_ in ("det", "poss") for c in t.children)}
 
+    def _under_heading(self, s: Parsed, name: str) -> set[int]:
+        """"The final cost was £241,700" under the heading "1. Project Heron": the asked relation written as a
+        definite noun of its own (no "of" or possessive saying whose), in a section whose heading names the
+        question's name, is that name's; minutes and reports are written by agenda item."""
+        heading = _heading_before(s)
+        if not heading or name not in heading.casefold():
+            return set()
+        return {t.i for t in s.span if t.pos_ == "NOUN" and t.dep_ in ("nsubj", "nsubjpass")
+                and _matches(t, self.relation) and any(c.dep_ == "det" and c.lower_ == "the" for c in t.children)
+                and not any(c.dep_ == "poss" or (c.dep_ == "prep" and c.lower_ == "of") for c in t.children)}
+
     def known_in(self, s: Parsed, *, max_level: int = 9) -> tuple[str, set[int]] | None:
         """The best-grounded name ``s`` is about, with its token indexes in the sentence."""
         best: tuple[int, str, set[int]] | None = None
@@ -1136,10 +1152,21 @@ class _Grounding:
             if not where:
                 where = self._stand_ins_for(s, name)
             if not where and level == 0:
-                where = self._by_kind(s, name)
+                where = self._by_kind(s, name) or self._under_heading(s, name)
             if where and (best is None or level < best[0]):
                 best = (level, name, where)
         return None if best is None else (best[1], best[2])
+
+
+_HEADING = re.compile(r"(?m)^#{1,6}[ \t]+(?P<text>[^\n]+?)[ \t#]*$")
+
+
+def _heading_before(s: Parsed) -> str:
+    """The Markdown heading the sentence's section opens with in its passage, "" when none is written before it
+    (the sentence is parsed with its paragraph alone, so it is found in the passage by its opening words)."""
+    at = s.passage.text.find(s.span.text.strip()[:60])
+    headings = list(_HEADING.finditer(s.passage.text[:at])) if at > 0 else []
+    return headings[-1]["text"] if headings else ""
 
 
 def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[int]) -> Outcome:
