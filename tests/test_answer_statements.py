@@ -376,3 +376,13 @@ def test_a_relation_noun_under_a_heading_is_stated_for_what_the_heading_names(
     "how much did X cost" asks for an amount, not a count of costs."""
     answer = _ask(embedder, nlp, question, MINUTES)
     assert not answer.refused and answer.short == short, answer.text
+
+
+@pytest.mark.parametrize("text", [
+    "Mairead Quill joined the council in 2010 as a clerk and has been Head of Finance since 2019.",
+    "Mairead Quill joined the council in 2010 as a clerk. She was appointed Head of Finance in 2019.",
+])
+def test_becoming_a_post_is_stated_by_the_post(embedder: Embedder, nlp: Any, text: str) -> None:
+    """"When did she become X" is written as the post: "has been X since 2019", "was appointed X in 2019"."""
+    answer = _ask(embedder, nlp, "In what year did Mairead Quill become Head of Finance?", ("Staff profile", text))
+    assert not answer.refused and answer.short == "2019", answer.text

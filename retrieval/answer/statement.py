@@ -140,6 +140,8 @@ class Asked:
     light verb's object ("since when has she held that post?"):
     a change of state is written many ways ("appointed", "has been … since"), so a value another verb gives
     proves no near miss."""
+    began: bool = False
+    """The question asks when a state began ("when did she become Harbour Master"): "since 2017" answers it."""
     qualifiers: tuple[str, ...] = ()
     """The nouns of what the question hangs on its relation besides the asked slot ("day", "date" in "how much
     does the contractor pay for every day the works overrun the completion date?"): a sentence stating the
@@ -297,6 +299,10 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
         inside = set(range(wh.i + 1, wh_noun_tok.i))           # channel is asked for, it is not the subject
         names = tuple(n for n in names if not {t.i for t in _find(doc, n)} <= inside or not _find(doc, n))
     rel = _past_catenative(_relation_word(doc, wh, wh_noun_tok, covered))
+    role_taken = _role_become(rel)
+    if role_taken is not None:  # "when did she become Harbour Master": the post is the relation
+        names = tuple(n for n in names if not {t.i for t in _find(doc, n)} & {t.i for t in role_taken.subtree})
+        rel = role_taken
     phrase_head = wh_noun_tok if wh_noun_tok is not None else wh
     kind = answer_kind(question)
     role = _role(wh, phrase_head, rel)
@@ -310,6 +316,8 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
             aux.i > phrase_head.i:
         role = "object"  # "which university did X attend?": the subject comes after "did"
     relation = _paraphrases(rel) - {"be", "have", "do"}
+    if role_taken is not None:
+        relation |= RELATIONS["post"]  # "was appointed Harbour Master in 2017"
     composite = _COMPOSITE_KIN.search(question.casefold())
     if composite is not None:  # "father-in-law", "maternal grandmother": no sentence stating "father" answers it
         relation = frozenset({composite.group(0)})
@@ -327,10 +335,18 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
         rel.dep_ in ("dobj", "oprd") and rel.head.lemma_ in _LIGHT - {"be"})  # "held that post", "took the job"
     return Asked(question, kind, role, relation, rel.text, wh_noun_tok.lemma_.casefold() if wh_noun_tok else "",
                  tuple(names), heads, cues, kinds_of, topic, embedded_question(doc, irregular, rel.i), description,
-                 light, qualifiers)
+                 light, role_taken is not None, qualifiers)
 
 
 _BECOME = frozenset({"become", "turn"})
+
+
+def _role_become(rel: Any) -> Any:
+    """The post of "become Harbour Master" (its head noun), which prose states as the post ("has been Harbour
+    Master since 2017", "was appointed Harbour Master in 2017") rather than by "become"; None otherwise."""
+    if rel.lemma_ != "become":
+        return None
+    return next((c for c in rel.children if c.dep_ in ("attr", "oprd") and c.pos_ in ("NOUN", "PROPN")), None)
 
 
 _QUALIFYING_EDGES = frozenset({"prep", "advcl", "npadvmod"})
@@ -731,7 +747,7 @@ def _role_fits(role: Role, rel: Any, edge: str) -> bool:
         return edge in ("dobj", "nsubjpass", "attr", "oprd", "prep", "^acl")
     if role == "adverbial":
         return edge in ("prep", "npadvmod", "advmod", "dobj", "appos", "dative", "agent", "nummod", "attr",
-                        "^prep", "^pobj", "^npadvmod", "acomp", "oprd")
+                        "^prep", "^pobj", "^npadvmod", "acomp", "oprd") or (edge == "^attr" and rel.pos_ != "VERB")
     if role == "count":  # "the cost was £241,700": a noun's value is what "is" says of it
         return not edge.startswith("^nsubj") or (rel.pos_ == "NOUN" and rel.head.lemma_ == "be")
     return True
@@ -1477,6 +1493,8 @@ def _preposition_fits(asked: Asked, cand: _Candidate) -> bool:
         root = root.head  # "in Turku, Finland"
     if root.dep_ != "pobj":  # a place is written with its preposition; a date may stand alone ("born 1961")
         return asked.kind.name == "a date" and root.dep_ not in ("conj", "nsubj", "nsubjpass", "dobj", "poss")
+    if asked.began and root.head.lower_ == "since":
+        return True  # "has been Harbour Master since 2017" says when she became it
     return root.head.lower_ in (_WHEN_PREPS if asked.kind.name == "a date" else _WHERE_PREPS)
 
 
