@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from kgrag.core.models import Embedder
 from kgrag.retrieval.answer import Answer, ExtractiveAnswerer, Passage, complete
-from kgrag.retrieval.answer.statement import embedded_question, read_question
+from kgrag.retrieval.answer.statement import embedded_question, read_question, table_lines
 from kgrag.retrieval.answer.support import check_support, irregular_forms, question_needs
 
 from tests.kg_fixtures import nlp_fixture  # noqa: F401  (the `nlp` fixture)
@@ -386,3 +386,22 @@ def test_becoming_a_post_is_stated_by_the_post(embedder: Embedder, nlp: Any, tex
     """"When did she become X" is written as the post: "has been X since 2019", "was appointed X in 2019"."""
     answer = _ask(embedder, nlp, "In what year did Mairead Quill become Head of Finance?", ("Staff profile", text))
     assert not answer.refused and answer.short == "2019", answer.text
+
+
+def test_a_markdown_table_is_read_as_the_record_or_rows_it_is(embedder: Embedder, nlp: Any) -> None:
+    assert table_lines(["| Field | Detail |", "|---|---|", "| Name | Dana Holt |", "| Start date | 2 March 2015 |",
+                        "", "| Vessel | Type | Berth |", "|---|---|---|", "| Gannet | pilot boat | Quay 2 |"]) == [
+        "Field: Detail", "Name: Dana Holt", "Start date: 2 March 2015", "",
+        "Vessel: Gannet; Type: pilot boat; Berth: Quay 2"]
+    profile = ("Staff profile", "# Staff profile\n\n| Field | Detail |\n|---|---|\n| Name | Dana Holt |\n"
+                                "| Start date | 2 March 2015 |\n\nDana looks after the council's accounts.")
+    answer = _ask(embedder, nlp, "On what date did Dana Holt join the council?", profile)
+    assert not answer.refused and answer.short == "2 March 2015", answer.text
+
+
+def test_the_question_s_own_word_beats_a_paraphrase(embedder: Embedder, nlp: Any) -> None:
+    """"Approved budget" paraphrases "cost", but "the final cost was …" writes it: the plan is not the outturn."""
+    record = ("Project Osprey", "# Project Osprey\n\n| | |\n|---|---|\n| Project lead | Dana Holt |\n"
+                                "| Approved budget | £95,000 |\n")
+    answer = _ask(embedder, nlp, "How much did Project Osprey cost in the end?", record, MINUTES)
+    assert not answer.refused and answer.short == "£88,400", answer.text

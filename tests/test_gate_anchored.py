@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from kgrag.core.settings import AnswerSettings, Settings
@@ -47,3 +48,27 @@ def test_a_paraphrased_question_whose_names_the_passages_hold_passes_at_a_lower_
     assert unnamed.verdict == "refuse" and "below 0.4" in unnamed.reason
     # and without spaCy (a retrieval-only request) nothing is anchored
     assert gate(_result(asked, 0.31, REPORT, PROFILE), settings).verdict == "refuse"
+
+
+def test_a_name_the_graph_linked_whole_is_context_where_the_passages_leave_it_out(nlp: Any) -> None:
+    """Staff profiles seldom name their own company: "when did Ruth Penhallow join Merrow Harbour Agency?" is
+    not about an absent thing when the graph linked "Merrow Harbour Agency" whole (the corpus holds it). A name
+    the graph matched only in part ("Merrow") proves nothing, and a question whose every name is absent is
+    still refused."""
+    settings = Settings()
+    asked = "When did Ruth Penhallow join Merrow Harbour Agency?"
+    plain = _result(asked, 0.6, PROFILE)
+    assert gate(plain, settings, nlp).reason == "No passage mentions Merrow Harbour Agency."
+
+    def linked(result: PipelineResult, *entities: tuple[str, str, float]) -> PipelineResult:
+        graph = {"linked_entities": [{"name": n, "matched": m, "how": "ner", "score": s} for n, m, s in entities]}
+        return dataclasses.replace(result, explanations={"graph": graph})
+
+    whole = linked(plain, ("Merrow Harbour Agency", "Merrow Harbour Agency", 1.0), ("Ruth Penhallow", "Ruth Penhallow",
+                                                                                     1.0))
+    assert gate(whole, settings, nlp).verdict == "pass"
+    part = linked(plain, ("Merrow Harbour Agency", "Merrow", 0.43))
+    assert gate(part, settings, nlp).verdict == "refuse"
+    nobody = linked(_result("When did Agnes Treloar join Merrow Harbour Agency?", 0.6, PROFILE),
+                    ("Merrow Harbour Agency", "Merrow Harbour Agency", 1.0))
+    assert gate(nobody, settings, nlp).reason == "No passage mentions Agnes Treloar or Merrow Harbour Agency."

@@ -31,7 +31,16 @@ import numpy as np
 from kgrag.core.models import Embedder
 from kgrag.core.text import heading_line
 from kgrag.retrieval.answer.base import Answer, AnswerEvent, Passage, drain, finish, refusal
-from kgrag.retrieval.answer.statement import FIELD, ROW, Outcome, Parsed, find_statement, norm, read_question
+from kgrag.retrieval.answer.statement import (
+    FIELD,
+    ROW,
+    Outcome,
+    Parsed,
+    find_statement,
+    norm,
+    read_question,
+    table_lines,
+)
 from kgrag.retrieval.answer.support import ALTERNATIVES, answer_labels, irregular_forms, question_needs
 
 SENTENCE_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter", "sentencizer",
@@ -94,9 +103,10 @@ class _Sentence:
 
 
 def text_blocks(text: str) -> list[str]:
-    """Runs of text a sentence can span: hard-wrapped lines joined, headings and list items kept apart."""
+    """Runs of text a sentence can span: hard-wrapped lines joined, headings and list items kept apart, and a
+    table's rows written as the records they are (``table_lines``)."""
     blocks: list[list[str]] = []
-    for line in text.splitlines():
+    for line in table_lines(text.splitlines()):
         stripped = line.strip()
         if not stripped:
             blocks.append([])

@@ -53,7 +53,7 @@ def gate(result: PipelineResult, settings: Settings, nlp: Any = None) -> GateDec
     evidence = evidence_from(result, settings)
     if nlp is None or not settings.answer.check_support or evidence.non_latin or not evidence.hit_count:
         return assess(evidence, settings.answer)
-    support = check_support(result.question, answer_passages(result, settings), nlp)
+    support = check_support(result.question, answer_passages(result, settings), nlp, in_corpus=graph_names(result))
     decision = assess(dataclasses.replace(evidence, anchored=support.ok and bool(support.needs.entities)),
                       settings.answer)
     if decision.verdict != "pass":
@@ -63,6 +63,15 @@ def gate(result: PipelineResult, settings: Settings, nlp: Any = None) -> GateDec
         return dataclasses.replace(decision, checks=(*decision.checks, check))
     verdict = "refuse" if settings.answer.on_weak_evidence == "refuse" else "warn"
     return GateDecision(verdict, support.reason, (*decision.checks, check))
+
+
+def graph_names(result: PipelineResult) -> frozenset[str]:
+    """The question's names the graph linked whole, as written (case aside): the corpus holds them, wherever the
+    passages read for the answer do not ("Brackenridge Foods" is seldom named in its own staff profiles)."""
+    linked = (result.explanations.get("graph") or {}).get("linked_entities") or ()
+    return frozenset(str(e["name"]).casefold() for e in linked if isinstance(e, dict) and e.get("name")
+                     and str(e.get("matched", "")).casefold() == str(e["name"]).casefold()
+                     and float(e.get("score") or 0.0) >= 1.0)
 
 
 def answer_passages(result: PipelineResult, settings: Settings) -> tuple[Passage, ...]:

@@ -1190,7 +1190,7 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
     ranking), or why there is none."""
     discourse = _Discourse(sentences)
     grounding = _Grounding(asked, sentences, max_depth=2 if asked.described else 0, discourse=discourse)
-    found: list[tuple[int, int, Statement]] = []
+    found: list[tuple[int, int, bool, int, Statement]] = []
     about: list[int] = []
     near: list[tuple[int, str, str]] = []
     for rank, i in enumerate(order):
@@ -1208,7 +1208,8 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
                 name, answer = got
                 depth = grounding.depth[name]
                 cover = sum(grounding.cover[j] for j in grounding.via[name])
-                found.append((depth, -cover, rank, Statement(answer, i, grounding.via[name], depth)))
+                exact = field is not None and _own_word(asked, _key_words(field["key"]))
+                found.append((depth, -cover, not exact, rank, Statement(answer, i, grounding.via[name], depth)))
             continue
         known = grounding.known_in(s)
         if known is None:
@@ -1225,7 +1226,8 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
                 break  # the relation, for something the question does not ask about: no answer, no near miss
             if answer:
                 cover = sum(grounding.cover[j] for j in grounding.via[name])
-                found.append((depth, -cover, rank, Statement(answer, i, grounding.via[name], depth)))
+                exact = _own_word(asked, {rel.lower_, rel.lemma_.casefold()})
+                found.append((depth, -cover, not exact, rank, Statement(answer, i, grounding.via[name], depth)))
                 break
         else:
             stated = [rel for rel in rels if _matches(rel, asked.relation)]  # not the "is" that stands in for "based"
@@ -1237,7 +1239,7 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
                     about.append(i)
                     near.append((i, *miss))
     if found:
-        return Outcome(min(found, key=lambda f: f[:3])[3])
+        return Outcome(min(found, key=lambda f: f[:4])[4])
     if not about or asked.described:
         return Outcome(None)  # a chain not followed is no proof of absence: the passages, without a short answer
     reason = f"No passage says {asked.embedded}"
@@ -1247,6 +1249,13 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
     return Outcome(None, reason + ".")
 
 
+def _own_word(asked: Asked, words: set[str]) -> bool:
+    """The statement writes the question's own relation word ("the final cost" for "how much did X cost"), not a
+    paraphrase of it ("Approved budget"): of two statements, the one in the question's words is the answer."""
+    own = stem(asked.relation_text.casefold())
+    return len(own) > 2 and any(w.startswith(own) for w in words)
+
+
 ROW = re.compile(r"^(?:[^:;\n]{1,40}:\s[^;\n]*;\s){2,}[^:;\n]{1,40}:\s[^;\n]*$")
 """A table row as the CSV loader writes it (ingest.loaders): "vessel: Gannet; type: pilot boat; length_m: 14.2"."""
 
@@ -1254,6 +1263,41 @@ ROW = re.compile(r"^(?:[^:;\n]{1,40}:\s[^;\n]*;\s){2,}[^:;\n]{1,40}:\s[^;\n]*$")
 _REMARK_KEYS = frozenset({"note", "notes", "comment", "comments", "remark", "remarks", "description", "details"})
 """Columns of prose about other things ("notes: contractor Calder Marine Engineering"): a name there does not say
 what the row is about."""
+
+
+_TABLE_ROW = re.compile(r"^\s*\|(?P<cells>.*)\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def table_lines(lines: Sequence[str]) -> list[str]:
+    """A Markdown table (as written, or as the HTML loader writes one) as the lines a record or a CSV row is
+    read from: a two-column table's rows as "Key: value" ("| Outturn | £241,700 |" → "Outturn: £241,700"), a
+    wider one's rows as "column: value; …" under its header row. Other lines pass unchanged."""
+    out: list[str] = []
+    header: list[str] = []
+    for i, line in enumerate(lines):
+        row = _TABLE_ROW.match(line)
+        if row is None:
+            header = []
+            out.append(line)
+            continue
+        if _TABLE_RULE.match(line):
+            continue
+        cells = [c.strip().strip("*_ ").replace(";", ",") for c in row["cells"].split("|")]
+        if not any(cells):
+            continue
+        opens = not header and i + 1 < len(lines) and bool(_TABLE_RULE.match(lines[i + 1]))
+        if len(cells) == 2:  # a record: its first row is one of its fields ("| Name | Priya Rahman |")
+            key, value = cells
+            out.append(f"{key}: {value}" if key and value and key[:1].isupper() else line)
+            header = header or cells
+        elif opens:
+            header = cells
+        elif header and len(cells) == len(header) and all(header):
+            out.append("; ".join(f"{h}: {v}" for h, v in zip(header, cells, strict=True)))
+        else:
+            out.append(line)
+    return out
 
 
 def row_fields(text: str) -> list[tuple[str, str]] | None:
@@ -1353,7 +1397,7 @@ def _description_words(asked: Asked) -> set[str]:
 def _record_of(passage: Passage) -> str:
     """What a record is about, as text to find a name in: its title, the values of its naming fields
     ("Name: Amara Nwosu" under the title "Staff profile") and its first line."""
-    lines = [ln for ln in passage.text.splitlines() if ln.strip()]
+    lines = [ln for ln in table_lines(passage.text.splitlines()) if ln.strip()]
     named = [m["value"] for ln in lines if (m := FIELD.match(ln.strip())) and _key_words(m["key"]) & _NAME_KEYS]
     return "\n".join([passage.name, *named, *lines[:1]]).casefold()
 

@@ -27,8 +27,8 @@ English morphology and NER only: nothing here knows a dataset.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kgrag.retrieval.answer.base import Passage
@@ -436,8 +436,10 @@ def _title_name(title: str) -> str:
     return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip().casefold()
 
 
-def check_support(question: str, passages: Sequence[Passage], nlp: Any) -> Support:
-    """Whether ``passages`` hold what an answer to ``question`` needs; see the module docstring."""
+def check_support(question: str, passages: Sequence[Passage], nlp: Any, in_corpus: Collection[str] = ()) -> Support:
+    """Whether ``passages`` hold what an answer to ``question`` needs; see the module docstring. ``in_corpus``:
+    names (case-folded) the corpus is known to hold (the graph linked them whole); one of them missing from the
+    passages is context, not an absent thing, while another of the question's names anchors them."""
     needs = question_needs(question, nlp)
     if not passages:
         return Support(needs, ("no passage matched the question",))
@@ -446,6 +448,9 @@ def check_support(question: str, passages: Sequence[Passage], nlp: Any) -> Suppo
     missing: list[str] = []
     about = " and ".join(needs.entities)
     absent = [e for e in needs.entities if not any(_mentions(e, t, r) for t, r in zip(texts, raws, strict=True))]
+    if absent and len(absent) < len(needs.entities) and all(e.casefold() in in_corpus for e in absent):
+        needs = replace(needs, entities=tuple(e for e in needs.entities if e not in absent))
+        absent = []
     if absent:
         missing.append("no passage mentions " + " or ".join(absent))
         return Support(needs, tuple(missing))
