@@ -405,3 +405,17 @@ def test_the_question_s_own_word_beats_a_paraphrase(embedder: Embedder, nlp: Any
                                 "| Approved budget | £95,000 |\n")
     answer = _ask(embedder, nlp, "How much did Project Osprey cost in the end?", record, MINUTES)
     assert not answer.refused and answer.short == "£88,400", answer.text
+
+
+def test_a_place_in_an_of_phrase_on_the_name_is_where_it_is_based(embedder: Embedder, nlp: Any) -> None:
+    text = "Harrow Valves Ltd, of Bolton, has been our valve supplier since 2011. Its engineers visit twice a year."
+    answer = _ask(embedder, nlp, "In which town is Harrow Valves based?", ("Supplier page: Harrow Valves", text))
+    assert not answer.refused and answer.short == "Bolton", answer.text
+
+
+def test_a_phrasal_verb_is_another_relation_not_a_light_verb(embedder: Embedder, nlp: Any) -> None:
+    """"Took over the account in 2018" dates taking over the account, not starting to work for the firm: the
+    "take" of "took over" carries a relation of its own, so its date is a near miss, refused and named."""
+    text = "Our account manager at Fennick Tools is Declan Moss, who took over the Ashby account in 2018."
+    answer = _ask(embedder, nlp, "When did Declan Moss start working for Fennick Tools?", ("Supplier page", text))
+    assert answer.refused and "took over" in answer.text and answer.short == "", answer.text

@@ -1440,6 +1440,9 @@ def _describes(span: Any, asked: Asked, rels: Sequence[Any]) -> bool:
 def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = None) -> str:
     """The answer hanging on ``rel`` in the slot the question asks, or "". A pronoun or "the yard" in the
     slot answers by the name it stands for (``antecedent``)."""
+    of_place = _of_place(asked, span, about)
+    if of_place:
+        return of_place
     reach = _reach(rel, _MAX_LINKS)
     if not any(i in reach for i in about) and not _reaches(rel, about):
         return ""  # the relation in this sentence is about something else
@@ -1486,6 +1489,23 @@ def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = 
     elif outer and not asked.wh_noun and asked.kind is not None and asked.kind.name == "a place":
         return f"{best.text.strip()}, {outer[0].text.strip()}"  # "where?": "Montreal, Quebec", as written
     return _with_coordinated(best, [c for c in candidates(span) if c.tokens != best.tokens], span)
+
+
+def _of_place(asked: Asked, span: Any, about: set[int]) -> str:
+    """"Arncliffe Refrigeration Ltd, of Preston, has been …": a place set off by commas in an "of" phrase on the
+    subject's name is where it is based (the way British business prose writes it); "" otherwise."""
+    if "locate" not in asked.relation or asked.kind is None or asked.kind.name != "a place":
+        return ""
+    for cand in candidates(span):
+        of = cand.root.head
+        if cand.root.dep_ != "pobj" or of.lower_ != "of" or of.i == 0 or span.doc[of.i - 1].text != ",":
+            continue
+        name = of.head
+        place = cand.label in ("GPE", "LOC") or (cand.label == "PERSON" and len(cand.tokens) == 1)  # NER reads
+        # "of Bolton" as a person's name; an organisation there ("Jonas Meier, of Lumen Robotics") is no place
+        if place and (name.i in about or any(c.i in about for c in name.children)):
+            return cand.text.strip()
+    return ""
 
 
 def _scope_of_role(asked: Asked, rel: Any, edge: str) -> bool:
@@ -1613,8 +1633,10 @@ def _near_miss(asked: Asked, span: Any, about: set[int]) -> tuple[str, str] | No
         verb = cand.root
         while verb.pos_ not in ("VERB", "AUX") and verb.dep_ != "ROOT":
             verb = verb.head
-        if verb.pos_ == "VERB" and verb.lemma_ not in _LIGHT and not _matches(verb, asked.relation):
+        particle = next((c for c in verb.children if c.dep_ == "prt"), None)  # "took over" is no light "take"
+        if verb.pos_ == "VERB" and (verb.lemma_ not in _LIGHT or particle is not None) and \
+                not _matches(verb, asked.relation):
             reach = _reach(verb, 2)
             if any(i in reach for i in about) and cand.root.i in _reach(verb, 2):
-                return cand.text.strip(), verb.text
+                return cand.text.strip(), verb.text + (f" {particle.text}" if particle is not None else "")
     return None
