@@ -419,3 +419,17 @@ def test_a_phrasal_verb_is_another_relation_not_a_light_verb(embedder: Embedder,
     text = "Our account manager at Fennick Tools is Declan Moss, who took over the Ashby account in 2018."
     answer = _ask(embedder, nlp, "When did Declan Moss start working for Fennick Tools?", ("Supplier page", text))
     assert answer.refused and "took over" in answer.text and answer.short == "", answer.text
+
+
+def test_a_name_less_description_finds_its_bridge_and_the_bridge_its_long_name(embedder: Embedder, nlp: Any) -> None:
+    """The question names nothing, but a clause describes its subject; the sentence writing that clause names
+    the bridge short ("Tamar"), and the bridge's own page, which writes it short too, gives the answer."""
+    minutes = ("Minutes, 3 March 2026", "Ravi Mehta reported on the harbour works. Tamar found cracks in the quay wall "
+                                        "under the old fenders.")
+    page = ("Supplier profile: Tamar Marine Works", "Tamar Marine Works is a marine contractor based in Looe. Its "
+                                                    "managing director is Elin Vos. Tamar has worked for the council "
+                                                    "since 2016.")
+    question = ("Who is the managing director of the contractor that found cracks in the quay wall under the old "
+                "fenders?")
+    answer = _ask(embedder, nlp, question, minutes, page)
+    assert not answer.refused and answer.short == "Elin Vos", answer.text

@@ -542,7 +542,9 @@ def _description(doc: Any, rel: Any, wh: Any, wh_noun: Any, covered: set[int]
                  and (any(d.i in covered for d in _extent(t, covered))
                       or (t.dep_ in ("nsubj", "nsubjpass") and t.head.i == rel.i))]  # not "the works" in "for
     # every day the works overrun …": a clause qualifying the relation describes no subject
-    if not described or not covered:  # a question naming nothing is about its topic nouns, not through a bridge
+    if not covered:  # a question naming nothing is about its topic nouns, unless a clause describes its subject
+        described = [t for t in doc if t.pos_ == "NOUN" and t.i not in skip and _clause_described(t)]
+    if not described:
         return frozenset(), frozenset(), None
     out: set[str] = set()
     for t in doc:
@@ -557,6 +559,15 @@ def _description(doc: Any, rel: Any, wh: Any, wh_noun: Any, covered: set[int]
     for t in described:
         heads |= _paraphrases(t)
     return frozenset(heads), frozenset(out), _phrase_of(described, covered, skip)
+
+
+def _clause_described(t: Any) -> bool:
+    """"the contractor that found voids in the breakwater core": a definite noun a clause of its own describes,
+    with words enough to find the sentence that says it of a name (the bridge), though the question names none."""
+    if not any(c.dep_ == "det" and c.lower_ == "the" for c in t.children):
+        return False
+    clause = next((c for c in t.children if c.dep_ in ("relcl", "acl") and c.pos_ == "VERB"), None)
+    return clause is not None and sum(1 for d in clause.subtree if d.pos_ in ("NOUN", "PROPN")) >= 2
 
 
 def _extent(t: Any, covered: set[int]) -> list[Any]:
@@ -1054,6 +1065,8 @@ class _Grounding:
                     continue
                 known = self.known_in(s, max_level=depth - 1) or self.record_about(s, max_level=depth - 1)
                 cover = len({t.lemma_ for t in s.span if _matches(t, asked.cues)})
+                if known is None and depth == 1 and self.topic and not asked.names and cover >= 3:
+                    known = (self.topic, set())  # a name-less description, written out: "Calder found voids in …"
                 if known is None or not cover:
                     continue
                 self.cover[i] = cover
@@ -1072,6 +1085,7 @@ class _Grounding:
                         continue  # a name beside the description, not the one it describes
                     self.depth[key] = depth
                     self.via[key] = (*self.via[name], i)
+                    self._long_forms(key)
                     added = True
                 subject = norm(s.passage.name)
                 if subject and subject not in self.depth and _mentions(s.span, [name]):
@@ -1080,6 +1094,19 @@ class _Grounding:
                     added = True
             if not added:
                 break
+
+    def _long_forms(self, key: str) -> None:
+        """"Calder" found as a bridge is "Calder Marine Engineering" where a passage about that name also writes
+        it short ("Calder has worked for the agency since 2016"): the long name joins the bridge, at its depth."""
+        for other in self.sentences:
+            long = norm(other.passage.name.rsplit(":", 1)[-1])
+            if long in self.depth or not long.startswith(key + " "):
+                continue
+            text = other.passage.text.casefold()
+            rest = re.escape(long[len(key):])
+            if re.search(rf"(?<!\w){re.escape(key)}(?!\w)(?!{rest})", text):
+                self.depth[long] = self.depth[key]
+                self.via[long] = self.via[key]
 
     def _field_bridge(self, i: int, s: Parsed, field: re.Match[str], asked: Asked, depth: int) -> bool:
         """"Contractor: Calder Marine Engineering" in the record of project PR-2024-004 leads from the project
