@@ -73,3 +73,8 @@ def test_a_look_alike_name_is_no_mention_but_a_surname_alone_is(nlp: Any) -> Non
     # a person's surname alone, or after a title, still mentions them
     assert check_support("When did Tobias Renwick sign the order?", passages, nlp).ok
     assert check_support("Who leads the North Breakwater Renewal?", passages, nlp).ok
+    # the capitalised words before the last one are all the question's own, cased otherwise ("De La")
+    station = (Passage(3, 3, 3, "Gare de La Roche-sur-Yon is a railway station in La Roche-sur-Yon, France.",
+                       "gare.md", "Gare"),
+               Passage(4, 4, 4, "Aachen Hauptbahnhof is a railway station in Aachen, Germany.", "aachen.md", "Aachen"))
+    assert check_support("Are Gare De La Roche-Sur-Yon and Aachen Hauptbahnhof in the same country?", station, nlp).ok

@@ -32,7 +32,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kgrag.retrieval.answer.base import Passage
-from spacy.lang.en.stop_words import STOP_WORDS
 
 ALTERNATIVES = re.compile(
     r"(?:,|\bout of|\bbetween)\s+(?P<a>[^,?]+?)\s+(?:or|and)\s+(?P<b>[^,?]+?)\s*\?*\s*$", re.IGNORECASE)
@@ -414,8 +413,9 @@ _HONORIFICS = frozenset(("mr", "mrs", "ms", "miss", "dr", "sir", "dame", "lady",
 
 def _own_surname(raw: str, at: int, parts: Sequence[str]) -> bool:
     """The word at ``at`` is capitalised and ends no other name: the capitalised words written before it start
-    with the name's own first word or a title ("Helen Ann Marsh", "Dr Marsh"), or there are none; "North
-    Breakwater Renewal" is no mention of the "South Breakwater Renewal", nor "Olof Palme" of "Lisbeth Palme"."""
+    with the name's own first word or a title ("Helen Ann Marsh", "Dr Marsh"), are all the name's own words ("Gare
+    de La Roche-sur-Yon" for a question's "Are Gare De La Roche-Sur-Yon"), or there are none; "North Breakwater
+    Renewal" is no mention of the "South Breakwater Renewal", nor "Olof Palme" of "Lisbeth Palme"."""
     if not raw[at:at + 1].isupper():
         return False
     before = re.search(r"(?:[A-Z][\w'’-]*\.?\s+)+$", raw[max(0, at - 80):at])
@@ -427,9 +427,11 @@ def _own_surname(raw: str, at: int, parts: Sequence[str]) -> bool:
         if word.endswith(".") and len(bare) > 1 and bare not in _HONORIFICS:
             break  # a sentence ended there ("… Fairweather. Dr Renwick")
         run.insert(0, bare)
+    from spacy.lang.en.stop_words import STOP_WORDS  # here, not at the top: `kgrag --help` imports no spaCy
+
     while run and run[0] in STOP_WORDS:  # "The", "Our" open a sentence
         run.pop(0)
-    return not run or run[0] == parts[0] or run[0] in _HONORIFICS
+    return not run or run[0] == parts[0] or run[0] in _HONORIFICS or all(w in parts for w in run)
 
 
 def _title_name(title: str) -> str:
