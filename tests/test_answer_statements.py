@@ -433,3 +433,21 @@ def test_a_name_less_description_finds_its_bridge_and_the_bridge_its_long_name(e
                 "fenders?")
     answer = _ask(embedder, nlp, question, minutes, page)
     assert not answer.refused and answer.short == "Elin Vos", answer.text
+
+
+def test_a_relation_with_few_words_that_the_subjects_passages_never_write_is_refused(
+        embedder: Embedder, nlp: Any) -> None:
+    """A profile that says where a man works, and no word of birth, death or size, does not state them: refused,
+    naming what is missing; a question about someone else reached through him ("his wife") is not."""
+    profile = ("Staff profile", "Name: Owen Tregarthen\nRole: Dredging Coordinator\n\nOwen Tregarthen came to the "
+                                "agency in 2016 after twelve years as a hydrographic surveyor. He plans the dredging "
+                                "of the approach channel.")
+    vessel = ("Fleet", "The dredger Maud Ellen finished the spring dredge of the channel on 2 April.")
+    for question, missing in (("Where was Owen Tregarthen born?", "where Owen Tregarthen was born"),
+                              ("When did Owen Tregarthen die?", "when Owen Tregarthen died"),
+                              ("How heavy is the dredger Maud Ellen?", "how heavy the dredger Maud Ellen is")):
+        answer = _ask(embedder, nlp, question, profile, vessel)
+        assert answer.refused and "No passage about" in answer.text and missing in answer.text, answer.text
+    assert not _ask(embedder, nlp, "Where was Owen Tregarthen's wife born?", profile, vessel).refused
+    born = ("Owen Tregarthen", "Owen Tregarthen was born in Penzance in 1978. He works at the agency.")
+    assert _ask(embedder, nlp, "Where was Owen Tregarthen born?", born, profile).short == "Penzance"

@@ -89,6 +89,10 @@ _LIGHT = frozenset({"be", "have", "do", "come", "get", "receive", "serve", "beco
                     "take", "provide", "keep", "know", "call"})
 """Verbs that carry no relation of their own ("its funding comes from X", "served as its chief executive"):
 a path from the relation to its answer may pass through them."""
+_CLOSED = frozenset(RELATIONS[w] for w in ("born", "die", "marry", "study", "found", "long", "tall", "old", "wide",
+                                           "deep", "heavy", "employ"))
+"""Relations English writes in few words (a birth, a death, a marriage, a size): a passage about the subject
+that writes none of them does not state the relation, where "runs" or "oversees" may be said a hundred ways."""
 _WH = frozenset({"WDT", "WP", "WP$", "WRB"})
 _CLAUSE_EDGES = frozenset({"advcl", "ccomp", "xcomp", "pcomp", "csubj", "parataxis", "conj"})
 _SUBJECT_EDGES = frozenset({"nsubj", "csubj", "expl"})
@@ -1218,6 +1222,7 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
     discourse = _Discourse(sentences)
     grounding = _Grounding(asked, sentences, max_depth=2 if asked.described else 0, discourse=discourse)
     found: list[tuple[int, int, bool, int, Statement]] = []
+    told: set[int] = set()
     about: list[int] = []
     near: list[tuple[int, str, str]] = []
     for rank, i in enumerate(order):
@@ -1242,6 +1247,7 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
         if known is None:
             continue
         name, where = known
+        told.add(id(s.passage))
         rels = [t for t in s.span if _matches(t, asked.relation) or (
             "locate" in asked.relation and t.lemma_ == "be" and t.dep_ == "ROOT")]  # "X is a shipbuilder in Turku"
         depth = grounding.depth[name]
@@ -1267,6 +1273,8 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
                     near.append((i, *miss))
     if found:
         return Outcome(min(found, key=lambda f: f[:4])[4])
+    if not about and _never_written(asked, sentences, told):
+        return Outcome(None, f"No passage about {asked.names[0]} says {asked.embedded}.")
     if not about or asked.described:
         return Outcome(None)  # a chain not followed is no proof of absence: the passages, without a short answer
     reason = f"No passage says {asked.embedded}"
@@ -1274,6 +1282,17 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
         value, verb = near[0][1], near[0][2]
         reason += f": {value} is given for “{verb}”, not “{asked.relation_text}”"
     return Outcome(None, reason + ".")
+
+
+def _never_written(asked: Asked, sentences: Sequence[Parsed], told: set[int]) -> bool:
+    """The passages about the question's own subject never write a word of a relation with few paraphrases
+    ("where was Owen Tregarthen born?" over a profile that says where he works): not stated, so refused. Not for
+    "X's husband" (the passages about X need not tell of him) nor a described subject (a chain not followed)."""
+    if not told or asked.described or not asked.names or asked.relation not in _CLOSED:
+        return False
+    if any(re.search(rf"{re.escape(name)}\s*['’]s?\b", asked.question) for name in asked.names):
+        return False
+    return not any(_matches(t, asked.relation) for s in sentences if id(s.passage) in told for t in s.span)
 
 
 def _own_word(asked: Asked, words: set[str]) -> bool:
