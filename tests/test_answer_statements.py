@@ -451,3 +451,23 @@ def test_a_relation_with_few_words_that_the_subjects_passages_never_write_is_ref
     assert not _ask(embedder, nlp, "Where was Owen Tregarthen's wife born?", profile, vessel).refused
     born = ("Owen Tregarthen", "Owen Tregarthen was born in Penzance in 1978. He works at the agency.")
     assert _ask(embedder, nlp, "Where was Owen Tregarthen born?", born, profile).short == "Penzance"
+
+
+def test_a_question_that_offers_choices_or_asks_yes_or_no_gets_no_other_short_answer(
+        embedder: Embedder, nlp: Any) -> None:
+    """"Which film came out earlier, A or B?" is answered by A or B, never by a year or a director found beside
+    them; "Do both films have directors who …?" is not answered by a director's name."""
+    films = (("Remorse, A Story Of The Red Plague", "Remorse, A Story Of The Red Plague is a 1917 Russian silent "
+                                                    "film directed by Ivan Perestiani."),
+             ("The Last Outpost (1951 Film)", "The Last Outpost is a 1951 American western directed by Lewis R. "
+                                              "Foster."))
+    for question in ("Which film was directed by Ivan Perestiani, Remorse, A Story Of The Red Plague or The Last "
+                     "Outpost (1951 Film)?",
+                     "Which film came out earlier, The Last Outpost (1951 Film) or Remorse, A Story Of The Red "
+                     "Plague?",
+                     "Do both films, Remorse, A Story Of The Red Plague and The Last Outpost (1951 Film), have "
+                     "directors who were born in Russia?"):
+        answer = _ask(embedder, nlp, question, *films)
+        assert answer.short in ("", "Remorse, A Story Of The Red Plague", "The Last Outpost"), (question, answer.short)
+        assert not answer.short.isdigit() and "Foster" not in answer.short and "Perestiani" not in answer.short
+    assert _ask(embedder, nlp, "Who directed The Last Outpost (1951 Film)?", *films).short == "Lewis R. Foster"

@@ -246,6 +246,22 @@ def comparison_sides(question: str, sentences: Sequence[_Sentence], scores: np.n
     return picked
 
 
+_CHOICES = re.compile(r",\s+(?P<a>.+?)\s+or\s+(?P<b>[^?]+?)\s*\?\s*$", re.IGNORECASE)
+
+
+def offered_choice(question: str, answer: str) -> bool:
+    """A question that offers its answers ("which film came out earlier, A Slave Of Love or Remorse, A Story
+    Of The Red Plague?") is answered by one of them, never by a year or a name found beside them; a question
+    that offers none takes any answer."""
+    match = _CHOICES.search(question.strip())
+    if match is None:
+        return True
+    got = norm(answer)
+    if not got or re.fullmatch(r"[\d\s,.]+", got):
+        return False  # "1951" of "The Last Outpost (1951 Film)" is no choice of that film
+    return any(got in norm(side) or norm(side) in got for side in (match["a"], match["b"]))
+
+
 _EARLIER = re.compile(r"\b(first|earlier|earliest|older|oldest|before)\b")
 _LATER = re.compile(r"\b(later|latest|last|younger|youngest|after|more recent|most recently)\b")
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
@@ -321,7 +337,7 @@ class ExtractiveAnswerer:
             if outcome.refusal:
                 yield refusal(outcome.refusal, model=self.name)
                 return
-            if outcome.statement is not None:
+            if outcome.statement is not None and offered_choice(question, outcome.statement.answer):
                 st = outcome.statement
                 short = st.answer
                 cited = tuple(dict.fromkeys(sentences[i].passage.number for i in (*st.chain, st.sentence)))

@@ -274,13 +274,24 @@ def _paraphrases(tok: Any) -> frozenset[str]:
     return frozenset(out)
 
 
+_YES_NO_OPENERS = frozenset({"do", "does", "did", "is", "are", "was", "were", "has", "have", "had", "can", "could",
+                             "will", "would", "should", "shall", "may", "might", "must"})
+
+
+def _asks_yes_or_no(doc: Any) -> bool:
+    """"Do both films have directors who are from the same country?": a question opening on its auxiliary asks
+    yes or no, whatever wh-word a relative clause in it carries; no name in a sentence answers it."""
+    first = next((t for t in doc if not t.is_punct), None)
+    return first is not None and first.lower_ in _YES_NO_OPENERS
+
+
 def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapping[str, tuple[str, ...]]
                   ) -> Asked | None:
     """What ``question`` asks, or None when its form asks nothing a span can answer (no wh-word, a
     comparison, a yes/no question)."""
     doc = nlp(question)
     wh = next((t for t in doc if t.tag_ in _WH), None)
-    if wh is None:
+    if wh is None or _asks_yes_or_no(doc):
         return None
     # a question that names nothing but nationalities ("the Norwegian drone maker … the Estonian start-up") is
     # about what they describe: a sentence writing them is where to look
