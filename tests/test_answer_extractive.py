@@ -266,6 +266,14 @@ def test_a_comparison_in_time_is_answered_with_the_earlier_or_later_side(embedde
     later = complete(ExtractiveAnswerer(embedder, nlp), "Who was born later, Hubert Mordek or Levon Grigorian?",
                      number_passages(COMPARISON))
     assert later.short == "Levon Grigorian"
+    # a side's passage whose first year is another event's ("at the 1980 convention", retrieved before its lead)
+    # gives its birth year where it writes "born" or its lifespan; its death year to "who died first"
+    mordek = [ChunkRecord(id=53, document_id=51, position=1, page=None, source="a.md", title="Hubert Mordek",
+                          text="Hubert Mordek: He spoke at the 1980 convention in Rome."), *COMPARISON]
+    for question, side in (("Who was born later, Hubert Mordek or Levon Grigorian?", "Levon Grigorian"),
+                           ("Who died first, Hubert Mordek or Levon Grigorian?", "Levon Grigorian")):
+        got = complete(ExtractiveAnswerer(embedder, nlp), question, number_passages(mordek))
+        assert got.short == side, (question, got.short)
     longer = complete(ExtractiveAnswerer(embedder, nlp), "Who lived longer, Hubert Mordek or Levon Grigorian?",
                       number_passages(COMPARISON))
     assert longer.short == ""  # a lifespan is not one year against another: the quotes say it

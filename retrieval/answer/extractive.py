@@ -264,7 +264,16 @@ def offered_choice(question: str, answer: str) -> bool:
 
 _EARLIER = re.compile(r"\b(first|earlier|earliest|older|oldest|before)\b")
 _LATER = re.compile(r"\b(later|latest|last|younger|youngest|after|more recent|most recently)\b")
-_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
+_YEAR = re.compile(r"\b(?P<year>1[0-9]{3}|20[0-9]{2})\b")
+_Y = r"\b(?P<year>1[0-9]{3}|20[0-9]{2})\b"
+_BORN = (re.compile(rf"\bborn\b[^.;()]*?{_Y}"), re.compile(rf"\([^()\d]*(?:\d{{1,2}}[^()\d]*)?{_Y}[^()]*?[–—-]"))
+_DIED = (re.compile(rf"\b(?:died|death)\b[^.;()]*?{_Y}"), re.compile(rf"[–—-][^()]*?{_Y}[^()]*\)"))
+"""Where a side's birth or death year is written: "born … 1833", or first or last in its lifespan "(6 December
+1833 – 1 August 1906)". A passage's first year is often neither ("at the 1844 convention")."""
+
+
+def _event_year(text: str, patterns: Sequence[re.Pattern[str]]) -> re.Match[str] | None:
+    return next((m for p in patterns for m in [p.search(text)] if m), None)
 
 
 def compared_in_time(question: str, sentences: Sequence[_Sentence]) -> tuple[str, tuple[int, ...]]:
@@ -277,11 +286,13 @@ def compared_in_time(question: str, sentences: Sequence[_Sentence]) -> tuple[str
     earlier, later = _EARLIER.search(q), _LATER.search(q)
     if match is None or bool(earlier) == bool(later) or re.search(r"\bwhose\b|\bdirector|\bperformer|\bcomposer", q):
         return "", ()
+    event = _BORN if re.search(r"\bborn\b|\bbirth", q) else _DIED if re.search(r"\bdied\b|\bdeath", q) else None
     years: list[tuple[int, str, int]] = []
     for side in (match["a"], match["b"]):
         name = norm(side)
         own = [s for s in sentences if norm(s.passage.name) == name or s.text.casefold().startswith(name)]
-        found = next(((int(m.group(1)), s.passage.number) for s in own for m in [_YEAR.search(s.text)] if m), None)
+        found = next(((int(m.group("year")), s.passage.number) for s in own
+                      for m in [_event_year(s.text, event or (_YEAR,))] if m), None)
         if found is None:
             return "", ()
         years.append((found[0], side.strip(), found[1]))
