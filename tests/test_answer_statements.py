@@ -471,3 +471,13 @@ def test_a_question_that_offers_choices_or_asks_yes_or_no_gets_no_other_short_an
         assert answer.short in ("", "Remorse, A Story Of The Red Plague", "The Last Outpost"), (question, answer.short)
         assert not answer.short.isdigit() and "Foster" not in answer.short and "Perestiani" not in answer.short
     assert _ask(embedder, nlp, "Who directed The Last Outpost (1951 Film)?", *films).short == "Lewis R. Foster"
+
+
+def test_a_wife_named_in_a_sentence_is_no_answer_to_who_her_husband_is(embedder: Embedder, nlp: Any) -> None:
+    court = ("Osric II of Varnland", "He was born as Edmund to Prince Aldo of Varnland, brother of King Osric I of "
+                                     "Varnland, by his wife Marit, daughter of King Halvard II of Sorland.")
+    princess = ("Princess Marit of Sorland", "Marit (1753 – 17 June 1786) was a Sorlandic princess royal, a "
+                                             "daughter of Halvard II. She was the mother of Osric II of Varnland.")
+    answer = _ask(embedder, nlp, "Who is the husband of Princess Marit Of Sorland?", court, princess)
+    assert answer.short in ("", "Prince Aldo", "Prince Aldo of Varnland"), answer.text  # not the wife, nor her father
+    assert _ask(embedder, nlp, "Who is the wife of Prince Aldo of Varnland?", court).short in ("", "Marit")

@@ -1259,7 +1259,7 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
             continue
         name, where = known
         told.add(id(s.passage))
-        rels = [t for t in s.span if _matches(t, asked.relation) or (
+        rels = [t for t in s.span if (_matches(t, asked.relation) and not _other_spouse(asked, t)) or (
             "locate" in asked.relation and t.lemma_ == "be" and t.dep_ == "ROOT")]  # "X is a shipbuilder in Turku"
         depth = grounding.depth[name]
         if asked.described and depth == 0 and not _describes(s.span, asked, rels):
@@ -1293,6 +1293,15 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
         value, verb = near[0][1], near[0][2]
         reason += f": {value} is given for “{verb}”, not “{asked.relation_text}”"
     return Outcome(None, reason + ".")
+
+
+_SPOUSES = frozenset({"husband", "wife"})
+
+
+def _other_spouse(asked: Asked, tok: Any) -> bool:
+    """"his wife Helene" names a wife: no answer to "who is the husband of …", though the words share a group."""
+    asked_noun = asked.relation_text.casefold()
+    return asked_noun in _SPOUSES and tok.lemma_.casefold() in _SPOUSES and tok.lemma_.casefold() != asked_noun
 
 
 def _never_written(asked: Asked, sentences: Sequence[Parsed], told: set[int]) -> bool:
