@@ -112,7 +112,8 @@ def partition(results: dict[str, Any], split: Split) -> list[tuple[str, list[dic
         if not has_split_field(results):
             raise InvalidInputError("--split field: no question of this run says its split",
                                     fix="give a question count (--split 500), or add \"split\" to the golden set")
-        return [(part, [r for r in rows if qrels[r["id"]].get("split") == part]) for part in ("tune", "heldout")]
+        parts = [(part, [r for r in rows if qrels[r["id"]].get("split") == part]) for part in ("tune", "heldout")]
+        return [(part, part_rows) for part, part_rows in parts if part_rows]  # a blind set has no tune half
     n = len(rows)
     if not isinstance(split, int) or not 0 < split < n:
         raise InvalidInputError(f"--split {split} leaves no questions on one side (the run has {n})",
