@@ -327,6 +327,9 @@ def test_is_responsible_for_names_the_relation_not_a_later_gerund(nlp: Any) -> N
     ("In which town is Arncliffe Refrigeration based?", "in which town Arncliffe Refrigeration is based"),
     ("Where did Gareth Lowther work before he came to Kendal?", "where Gareth Lowther worked before he came to Kendal"),
     ("Who is the founder of Aalto Shipyards?", "who the founder of Aalto Shipyards is"),
+    ("When did incident AB-IR-2025-014 happen?", "when incident AB-IR-2025-014 happened"),
+    ("Where was the pump named in AB-IR-2025-014 made?", "where the pump named in AB-IR-2025-014 was made"),
+    ("How many litres leaked in incident AB-2025-007?", "how many litres leaked in incident AB-2025-007"),
 ])
 def test_a_refusal_restates_the_question_as_a_clause_in_plain_english(nlp: Any, question: str, clause: str) -> None:
     # the parser may make "was" the root when a preposition opens the question, and the lemmatizer's

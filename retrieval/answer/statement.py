@@ -637,7 +637,7 @@ def embedded_question(doc: Any, irregular: Mapping[str, tuple[str, ...]], verb: 
     aux_i = next((i for i, t in enumerate(toks) if i > 0 and (
         (t.pos_ == "AUX" and t.dep_ in ("aux", "auxpass", "ROOT")) or (t.lemma_ == "do" and t.pos_ == "VERB"))), None)
     if aux_i is None:
-        text = " ".join(t.text for t in toks)
+        text = _as_written(toks)
         return text[:1].lower() + text[1:]
     aux = toks[aux_i]
     head = toks[:aux_i]
@@ -654,19 +654,31 @@ def embedded_question(doc: Any, irregular: Mapping[str, tuple[str, ...]], verb: 
         subject = rest[:verb_i]
         verb = rest[verb_i]
         form = _inflect(verb.lemma_, aux.tag_, irregular)
-        words = [*(t.text for t in head), *(t.text for t in subject), form, *(t.text for t in rest[verb_i + 1:])]
+        words = [*head, *subject, form, *rest[verb_i + 1:]]
     elif aux.dep_ == "ROOT" or aux.lemma_ in ("be", "have"):
         # "Where was X born" → "where X was born"; "Who is the founder of X" → "who the founder of X is"
         split = verb_i if verb_i is not None else len(rest)
         if head and head[0].dep_ in ("nsubj", "nsubjpass") and verb_i is None:  # "who is …": already a clause
-            words = [t.text for t in toks]
+            words = list(toks)
         else:
-            words = [*(t.text for t in head), *(t.text for t in rest[:split]), aux.text,
-                     *(t.text for t in rest[split:])]
+            words = [*head, *rest[:split], aux, *rest[split:]]
     else:
-        words = [t.text for t in toks]
-    text = " ".join(words).replace(" 's", "'s").replace(" ,", ",")
+        words = list(toks)
+    text = _as_written(words).replace(" 's", "'s").replace(" ,", ",")
     return text[:1].lower() + text[1:]
+
+
+def _as_written(words: Sequence[Any]) -> str:
+    """Tokens (or words put in their place) joined as the question spaced them: "FHP-IR-2025-014" stays whole,
+    where a plain join writes "FHP - IR-2025 - 014"; a moved or inflected word gets a space."""
+    out: list[str] = []
+    for k, w in enumerate(words):
+        out.append(w if isinstance(w, str) else w.text)
+        if k + 1 < len(words):
+            nxt = words[k + 1]
+            adjacent = not isinstance(w, str) and not isinstance(nxt, str) and nxt.i == w.i + 1
+            out.append(w.whitespace_ if adjacent else " ")
+    return "".join(out)
 
 
 _ARCHAIC = frozenset(("wrought", "bade", "durst", "clomb", "holp", "crope"))
