@@ -484,3 +484,17 @@ def test_a_wife_named_in_a_sentence_is_no_answer_to_who_her_husband_is(embedder:
     answer = _ask(embedder, nlp, "Who is the husband of Princess Marit Of Sorland?", court, princess)
     assert answer.short in ("", "Prince Aldo", "Prince Aldo of Varnland"), answer.text  # not the wife, nor her father
     assert _ask(embedder, nlp, "Who is the wife of Prince Aldo of Varnland?", court).short in ("", "Marit")
+
+
+def test_a_described_report_is_answered_by_the_identifier_its_heading_gives(embedder: Embedder, nlp: Any) -> None:
+    """"The reference of the incident in which peanuts were left off a label" is the code heading the report
+    whose text writes the description's nouns, not the other report's."""
+    peanut = ("Incident report", "INCIDENT REPORT QX-INC-0412\n\nDate: 3 May 2026\n\nPacks of flapjack that contain "
+                                 "peanuts went out with labels that did not list peanuts.")
+    chiller = ("Incident report", "INCIDENT REPORT QX-INC-0398\n\nDate: 9 April 2026\n\nThe blast chiller failed "
+                                  "overnight and 600 kg of stock was thrown away.")
+    answer = _ask(embedder, nlp, "What is the reference of the incident in which peanuts were left off a label?",
+                  chiller, peanut)
+    assert answer.short == "QX-INC-0412", answer.text
+    assert _ask(embedder, nlp, "What is the reference of the incident in which a freezer door was left open?",
+                chiller, peanut).short == ""

@@ -1296,6 +1296,9 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
                     near.append((i, *miss))
     if found:
         return Outcome(min(found, key=lambda f: f[:4])[4])
+    titled = _code_of_described_document(asked, sentences, order)
+    if titled is not None:
+        return Outcome(titled)
     if not about and _never_written(asked, sentences, told):
         return Outcome(None, f"No passage about {asked.names[0]} says {asked.embedded}.")
     if not about or asked.described:
@@ -1314,6 +1317,31 @@ def _other_spouse(asked: Asked, tok: Any) -> bool:
     """"his wife Helene" names a wife: no answer to "who is the husband of …", though the words share a group."""
     asked_noun = asked.relation_text.casefold()
     return asked_noun in _SPOUSES and tok.lemma_.casefold() in _SPOUSES and tok.lemma_.casefold() != asked_noun
+
+
+def _code_of_described_document(asked: Asked, sentences: Sequence[Parsed], order: Sequence[int]) -> Statement | None:
+    """"What is the reference of the incident in which sesame was left off a label?": a report, contract or
+    project is named by the identifier its heading gives it ("INCIDENT REPORT BF-INC-0231"); the one whose text
+    writes every noun of the description is the one described."""
+    if asked.kind is None or asked.kind.name != "an identifier" or asked.names or len(asked.topic) < 2:
+        return None
+    noun = stem(asked.topic[0].casefold())
+    seen: set[int] = set()
+    for i in order:
+        passage = sentences[i].passage
+        if id(passage) in seen:
+            continue
+        seen.add(id(passage))
+        text = passage.text.casefold()
+        if not all(re.search(rf"\b{re.escape(stem(w.casefold()))}", text) for w in asked.topic):
+            continue
+        heading = f"{passage.name}\n{passage.text.lstrip().splitlines()[0] if passage.text.strip() else ''}"
+        for line in heading.splitlines():
+            at = re.search(rf"\b{re.escape(noun)}\w*\b(?:\s+\w+)?\s+(?:no\.?\s+|number\s+)?", line, re.IGNORECASE)
+            code = IDENTIFIER.match(line, at.end()) if at is not None else None
+            if code is not None:
+                return Statement(code.group(0), i)
+    return None
 
 
 def _never_written(asked: Asked, sentences: Sequence[Parsed], told: set[int]) -> bool:
