@@ -264,8 +264,8 @@ def offered_choice(question: str, answer: str) -> bool:
 
 _EARLIER = re.compile(r"\b(first|earlier|earliest|older|oldest|before)\b")
 _LATER = re.compile(r"\b(later|latest|last|younger|youngest|after|more recent|most recently)\b")
-_YEAR = re.compile(r"\b(?P<year>1[0-9]{3}|20[0-9]{2})\b")
 _Y = r"\b(?P<year>1[0-9]{3}|20[0-9]{2})\b"
+_YEAR = re.compile(_Y)
 _BORN = (re.compile(rf"\bborn\b[^.;()]*?{_Y}"), re.compile(rf"\([^()\d]*(?:\d{{1,2}}[^()\d]*)?{_Y}[^()]*?[–—-]"))
 _DIED = (re.compile(rf"\b(?:died|death)\b[^.;()]*?{_Y}"), re.compile(rf"[–—-][^()]*?{_Y}[^()]*\)"))
 """Where a side's birth or death year is written: "born … 1833", or first or last in its lifespan "(6 December

@@ -1325,19 +1325,19 @@ def _code_of_described_document(asked: Asked, sentences: Sequence[Parsed], order
     writes every noun of the description is the one described."""
     if asked.kind is None or asked.kind.name != "an identifier" or asked.names or len(asked.topic) < 2:
         return None
-    noun = stem(asked.topic[0].casefold())
+    named = re.compile(rf"\b{re.escape(stem(asked.topic[0]))}\w*\b(?:\s+\w+)?\s+(?:no\.?\s+|number\s+)?",
+                       re.IGNORECASE)  # "INCIDENT REPORT ", "Contract no. "
     seen: set[int] = set()
     for i in order:
         passage = sentences[i].passage
         if id(passage) in seen:
             continue
         seen.add(id(passage))
-        text = passage.text.casefold()
-        if not all(re.search(rf"\b{re.escape(stem(w.casefold()))}", text) for w in asked.topic):
+        if not _topic_in_text(passage.text.casefold(), asked.topic):
             continue
         heading = f"{passage.name}\n{passage.text.lstrip().splitlines()[0] if passage.text.strip() else ''}"
         for line in heading.splitlines():
-            at = re.search(rf"\b{re.escape(noun)}\w*\b(?:\s+\w+)?\s+(?:no\.?\s+|number\s+)?", line, re.IGNORECASE)
+            at = named.search(line)
             code = IDENTIFIER.match(line, at.end()) if at is not None else None
             if code is not None:
                 return Statement(code.group(0), i)
