@@ -498,3 +498,20 @@ def test_a_described_report_is_answered_by_the_identifier_its_heading_gives(embe
     assert answer.short == "QX-INC-0412", answer.text
     assert _ask(embedder, nlp, "What is the reference of the incident in which a freezer door was left open?",
                 chiller, peanut).short == ""
+
+
+def test_an_identifier_written_after_the_questions_noun_is_that_things_identifier(embedder: Embedder,
+                                                                                   nlp: Any) -> None:
+    """"Under contract QR-2026-014" names the contract's identifier, in a sentence about the question's subject;
+    another subject's identifier, or two identifiers for the same noun, is no answer."""
+    supplier = ("Supplier profile: Corvid Analytics",
+                "Corvid Analytics is a data firm in York. Corvid was appointed in May 2026 to run the survey "
+                "database, under contract QR-2026-014.")
+    other = ("Supplier profile: Pell Transport", "Pell Transport moves the survey boats by road, under contract "
+                                                 "QR-2025-002.")
+    asked = "What reference number does the agency's contract with Corvid Analytics carry?"
+    assert _ask(embedder, nlp, asked, other, supplier).short == "QR-2026-014"
+    two = ("Supplier profile: Corvid Analytics",
+           "Corvid Analytics is a data firm in York. It held contract QR-2024-003 until 2026, when it won contract "
+           "QR-2026-014.")
+    assert _ask(embedder, nlp, asked, two).short == ""

@@ -1296,7 +1296,8 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
                     near.append((i, *miss))
     if found:
         return Outcome(min(found, key=lambda f: f[:4])[4])
-    titled = _code_of_described_document(asked, sentences, order)
+    titled = _code_of_described_document(asked, sentences, order) or _code_after_noun(asked, sentences, order,
+                                                                                       grounding)
     if titled is not None:
         return Outcome(titled)
     if not about and _never_written(asked, sentences, told):
@@ -1342,6 +1343,39 @@ def _code_of_described_document(asked: Asked, sentences: Sequence[Parsed], order
             if code is not None:
                 return Statement(code.group(0), i)
     return None
+
+
+_QUESTION_NOUN = re.compile(r"\b(?P<noun>[A-Za-z]{4,})(?:\s+(?:no\.?|number|ref\.?|reference))?\s+")
+"""A word with what may come between it and the identifier it names ("contract CT-2025-006", "contract no. 44-B")."""
+
+
+def _code_after_noun(asked: Asked, sentences: Sequence[Parsed], order: Sequence[int], grounding: _Grounding
+                     ) -> Statement | None:
+    """"What reference number does the agency's contract with Tessellate Systems carry?": English names a thing's
+    identifier by writing it after the thing's noun ("appointed … under contract CT-2025-006"), so in a sentence
+    about the question's subject, an identifier right after a noun the question writes is that noun's. Two
+    different ones are no answer: the question does not say which."""
+    if asked.kind is None or asked.kind.name != "an identifier" or not asked.names:
+        return None
+    nouns = {_singular(w) for w in re.findall(r"[A-Za-z]{4,}", asked.question)}
+    written = {norm(c) for c in IDENTIFIER.findall(asked.question)}
+    codes: dict[str, Statement] = {}
+    for i in order:
+        s = sentences[i]
+        known = grounding.known_in(s)
+        if known is None or grounding.depth[known[0]] != 0:
+            continue
+        text = s.span.text
+        for at in _QUESTION_NOUN.finditer(text):
+            code = IDENTIFIER.match(text, at.end())
+            if code is not None and _singular(at["noun"]) in nouns and norm(code.group(0)) not in written:
+                codes.setdefault(code.group(0), Statement(code.group(0), i, grounding.via[known[0]]))
+    return next(iter(codes.values())) if len(codes) == 1 else None
+
+
+def _singular(word: str) -> str:
+    word = word.casefold()
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 4 else word
 
 
 def _never_written(asked: Asked, sentences: Sequence[Parsed], told: set[int]) -> bool:
