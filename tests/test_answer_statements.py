@@ -515,3 +515,27 @@ def test_an_identifier_written_after_the_questions_noun_is_that_things_identifie
            "Corvid Analytics is a data firm in York. It held contract QR-2024-003 until 2026, when it won contract "
            "QR-2026-014.")
     assert _ask(embedder, nlp, asked, two).short == ""
+
+
+def test_how_many_does_x_employ_is_read_with_employ_as_its_verb(embedder: Embedder, nlp: Any) -> None:
+    """The small parser reads "does" as the verb of "How many people does X employ?" and "employ" as its object,
+    which made the relation a light verb's object and no value a near miss: another count is refused, naming
+    it (not a sum of money, which counts no people), and a stated count is the answer."""
+    firm = ("Supplier profile: Pennant Systems",
+            "Pennant Systems is a data firm in York. Tom Reyes founded it in 2011, and it now sells survey "
+            "software to about forty councils. Its bid of £210,000 was the lowest.")
+    refused = _ask(embedder, nlp, "How many people does Pennant Systems employ?", firm)
+    assert refused.refused and "about forty is given for “sells”" in refused.text, refused.text
+    staffed = ("Supplier profile: Pennant Systems", "Pennant Systems is a data firm in York. It employs 85 people.")
+    assert _ask(embedder, nlp, "How many people does Pennant Systems employ?", staffed).short == "85"
+
+
+def test_a_field_named_by_the_question_answers_with_the_part_that_writes_the_asked_noun(embedder: Embedder,
+                                                                                         nlp: Any) -> None:
+    """"Which floor is X's office on?" over "Office: Old Customs House, second floor": the part of the value that
+    writes "floor"; "which building" finds no such part, so no short answer."""
+    profile = ("Staff profile", "# Staff profile\n\n**Name:** Nia Holt\n**Role:** Data Officer\n"
+                                "**Office:** Harbour House, third floor\n\nNia joined in 2019.")
+    floor = _ask(embedder, nlp, "Which floor of Harbour House is Nia Holt's office on?", profile)
+    assert floor.short == "third floor", floor.text
+    assert _ask(embedder, nlp, "Which building is Nia Holt's office in?", profile).short != "third floor"

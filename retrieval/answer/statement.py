@@ -347,10 +347,18 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
     qualifiers = _qualifiers(rel, wh, wh_noun_tok, covered, description)
     light = (rel.lemma_ in _LIGHT and not any(w in RELATIONS for w in relation)) or any(
         t.lemma_ in _BECOME for t in doc if t.pos_ in ("VERB", "AUX") and t.i < rel.i) or (
-        rel.dep_ in ("dobj", "oprd") and rel.head.lemma_ in _LIGHT - {"be"})  # "held that post", "took the job"
+        rel.dep_ in ("dobj", "oprd") and rel.head.lemma_ in _LIGHT - {"be"} and not _verb_read_as_object(rel)
+    )  # "held that post", "took the job"
     return Asked(question, kind, role, relation, rel.text, wh_noun_tok.lemma_.casefold() if wh_noun_tok else "",
                  tuple(names), heads, cues, kinds_of, topic, embedded_question(doc, irregular, rel.i), description,
                  light, role_taken is not None, qualifiers)
+
+
+def _verb_read_as_object(rel: Any) -> bool:
+    """"How many people does Tessellate Systems employ?": the small parser reads "does" as the verb and "employ",
+    the question's last word, as its object; a question's last word after "do" and its subject is the verb."""
+    last = [t for t in rel.doc if not t.is_punct][-1]
+    return rel.head.lemma_ == "do" and rel.i == last.i and rel.i > rel.head.i + 1
 
 
 _BECOME = frozenset({"become", "turn"})
@@ -1546,9 +1554,10 @@ def _field_answer(asked: Asked, s: Parsed, field: re.Match[str], grounding: _Gro
     """(the grounded name, the answer) when the field's key is the asked relation ("Policy owner" for "who
     owns …") in a record about a grounded name: its own passage names it in its title or opening, or, for a
     bridge, anywhere."""
-    if not _key_asked(asked, _key_words(field["key"])):
-        return None
-    answer = _field_value(asked, field["value"])
+    if _key_asked(asked, _key_words(field["key"])):
+        answer = _field_value(asked, field["value"])
+    else:
+        answer = _part_naming_the_asked_noun(asked, field["key"], field["value"])
     if not answer or any(norm(answer) == norm(n) for n in asked.names):
         return None
     head = _record_of(s.passage)
@@ -1561,6 +1570,18 @@ def _field_answer(asked: Asked, s: Parsed, field: re.Match[str], grounding: _Gro
                         and not _names_description(asked, head)):
         return None
     return best[1], answer
+
+
+def _part_naming_the_asked_noun(asked: Asked, key: str, value: str) -> str:
+    """"Which floor is Brigid Ashworth's office on?" over "Office: Old Customs House, second floor": a field the
+    question names by its key ("office") answers with the part of its value that writes the noun the wh-word
+    asks with ("second floor"); a value that does not write it ("which building …?") is no answer."""
+    written = {w.casefold() for w in re.findall(r"[A-Za-z]+", asked.question)}
+    if not asked.wh_noun or not (_key_words(key) & written - {asked.wh_noun}):
+        return ""
+    noun = re.compile(rf"\b{re.escape(stem(asked.wh_noun))}", re.IGNORECASE)
+    parts = [p.strip(" .*_") for p in re.split(r",\s|;\s|\s[-–]\s|\s\(", value) if noun.search(p)]
+    return parts[0] if len(parts) == 1 else ""
 
 
 def _names_description(asked: Asked, text: str) -> bool:
@@ -1767,6 +1788,8 @@ def _near_miss(asked: Asked, span: Any, about: set[int]) -> tuple[str, str] | No
             continue
         if asked.role == "count" and not _counts_something(cand):
             continue  # "11" of "the night of 11 March" is no amount given for another verb
+        if cand.label == "MONEY" and re.search(r"\bhow many\b", asked.question, re.IGNORECASE):
+            continue  # "£520,000" counts no people
         if asked.wh_noun and not re.search(rf"\b{re.escape(stem(asked.wh_noun))}", cand.text.casefold()) and \
                 asked.role not in ("adverbial", "count"):
             continue
