@@ -60,8 +60,8 @@ def test_a_name_the_graph_linked_whole_is_context_where_the_passages_leave_it_ou
     plain = _result(asked, 0.6, PROFILE)
     assert gate(plain, settings, nlp).reason == "No passage mentions Merrow Harbour Agency."
 
-    def linked(result: PipelineResult, *entities: tuple[str, str, float]) -> PipelineResult:
-        graph = {"linked_entities": [{"name": n, "matched": m, "how": "ner", "score": s} for n, m, s in entities]}
+    def linked(result: PipelineResult, *entities: tuple[str, str, float], how: str = "ner") -> PipelineResult:
+        graph = {"linked_entities": [{"name": n, "matched": m, "how": how, "score": s} for n, m, s in entities]}
         return dataclasses.replace(result, explanations={"graph": graph})
 
     whole = linked(plain, ("Merrow Harbour Agency", "Merrow Harbour Agency", 1.0), ("Ruth Penhallow", "Ruth Penhallow",
@@ -69,6 +69,12 @@ def test_a_name_the_graph_linked_whole_is_context_where_the_passages_leave_it_ou
     assert gate(whole, settings, nlp).verdict == "pass"
     part = linked(plain, ("Merrow Harbour Agency", "Merrow", 0.43))
     assert gate(part, settings, nlp).verdict == "refuse"
+    # a whole link scores less when many documents name the entity ("joined Brackenridge" in every profile):
+    # the corpus holds it all the same; a fuzzy link to a look-alike does not say so
+    many = linked(plain, ("Merrow Harbour Agency", "Merrow Harbour Agency", 0.43))
+    assert gate(many, settings, nlp).verdict == "pass"
+    fuzzy = linked(plain, ("Merrow Harbour Agency", "Merrow Harbour Agency", 0.6), how="fuzzy")
+    assert gate(fuzzy, settings, nlp).verdict == "refuse"
     nobody = linked(_result("When did Agnes Treloar join Merrow Harbour Agency?", 0.6, PROFILE),
                     ("Merrow Harbour Agency", "Merrow Harbour Agency", 1.0))
     assert gate(nobody, settings, nlp).reason == "No passage mentions Agnes Treloar or Merrow Harbour Agency."

@@ -67,11 +67,16 @@ def gate(result: PipelineResult, settings: Settings, nlp: Any = None) -> GateDec
 
 def graph_names(result: PipelineResult) -> frozenset[str]:
     """The question's names the graph linked whole, as written (case aside): the corpus holds them, wherever the
-    passages read for the answer do not ("Brackenridge Foods" is seldom named in its own staff profiles)."""
+    passages read for the answer do not ("Brackenridge Foods" is seldom named in its own staff profiles). Any
+    exact link counts, however many documents name it (a link's score falls with that number), but not a fuzzy
+    or alias one: "South Breakwater Renewal" is not in a corpus that holds the North one."""
     linked = (result.explanations.get("graph") or {}).get("linked_entities") or ()
     return frozenset(str(e["name"]).casefold() for e in linked if isinstance(e, dict) and e.get("name")
                      and str(e.get("matched", "")).casefold() == str(e["name"]).casefold()
-                     and float(e.get("score") or 0.0) >= 1.0)
+                     and e.get("how") in _EXACT_LINKS)
+
+
+_EXACT_LINKS = frozenset({"title", "ner", "exact"})
 
 
 def answer_passages(result: PipelineResult, settings: Settings) -> tuple[Passage, ...]:
