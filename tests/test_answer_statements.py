@@ -539,3 +539,14 @@ def test_a_field_named_by_the_question_answers_with_the_part_that_writes_the_ask
     floor = _ask(embedder, nlp, "Which floor of Harbour House is Nia Holt's office on?", profile)
     assert floor.short == "third floor", floor.text
     assert _ask(embedder, nlp, "Which building is Nia Holt's office in?", profile).short != "third floor"
+
+
+def test_an_identifier_question_over_a_table_row_takes_the_code_column_never_an_amount(embedder: Embedder,
+                                                                                      nlp: Any) -> None:
+    """"Which budget line code pays for …?" over a budget row: the column named by the asked noun ("line code")
+    gives the answer; the amount column names the relation ("pays") but a number is no identifier."""
+    budget = ("Budget 2026", "line code: QB-26-04; description: Harbour House roof repair; owner: Nia Holt; "
+                             "amount (GBP): 61000\nline code: QB-26-05; description: Pontoon lighting; owner: Tom "
+                             "Reyes; amount (GBP): 8400")
+    answer = _ask(embedder, nlp, "Which budget line code pays for the Harbour House roof repair?", budget)
+    assert answer.short == "QB-26-04", answer.text

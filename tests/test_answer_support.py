@@ -78,3 +78,35 @@ def test_a_look_alike_name_is_no_mention_but_a_surname_alone_is(nlp: Any) -> Non
                        "gare.md", "Gare"),
                Passage(4, 4, 4, "Aachen Hauptbahnhof is a railway station in Aachen, Germany.", "aachen.md", "Aachen"))
     assert check_support("Are Gare De La Roche-Sur-Yon and Aachen Hauptbahnhof in the same country?", station, nlp).ok
+
+
+
+def test_a_look_alike_that_shares_a_names_first_and_last_words_or_its_last_word_alone_is_no_mention(nlp: Any
+                                                                                                    ) -> None:
+    """"Kestrel Therapy Systems" is no "Kestrel Rehab Systems" (a different word between); beside "Tyneview
+    Clinic" and "Newgate Clinic", the "Clinic" of "Role: Clinic lead" is no "Tynemouth Clinic". A middle name
+    ("Helen Ann Marsh") and a surname alone where no other name ends in it still mention the person."""
+    passages = (
+        Passage(1, 1, 1, "Kestrel Therapy Systems is based in Darlington. Kestrel has been an approved supplier "
+                "since 2020.", "kestrel.md", "Supplier page"),
+        Passage(2, 2, 2, "Name: Rhys Okafor\nRole: Clinic lead\nRhys opened the Tyneview Clinic in 2021; the "
+                "Newgate Clinic opened in 2012.", "profile.md", "Staff profile"),
+        Passage(3, 3, 3, "Helen Ann Marsh joined in 2016. Marsh now runs the Newgate Clinic.", "marsh.md",
+                "Staff profile"),
+    )
+    for question, name in (("Since when has Kestrel Rehab Systems been an approved supplier?", "Kestrel Rehab Systems"),
+                           ("Who is the clinic lead at the Tynemouth Clinic?", "Tynemouth Clinic")):
+        support = check_support(question, passages, nlp)
+        assert not support.ok and support.reason == f"No passage mentions {name}.", question
+    assert check_support("When did Helen Marsh join?", passages, nlp).ok
+    assert check_support("Since when has Kestrel Therapy Systems been an approved supplier?", passages, nlp).ok
+    # the other names may be in other passages; one other name ("his father Gershom Mott") is a family's, and
+    # a middle initial the passage leaves out ("Thaddeus P. Mott") is no other word
+    apart = (Passage(1, 1, 1, "Name: Joanne Ellery\nRole: Clinic lead", "p1.md", "Staff profile"),
+             Passage(2, 2, 2, "Rhys opened the Tyneview Clinic in 2021.", "p2.md", "Staff profile"),
+             Passage(3, 3, 3, "Anna runs the Tynedale Clinic.", "p3.md", "Staff profile"))
+    assert not check_support("Who is the clinic lead at the Tynemouth Clinic?", apart, nlp).ok
+    family = (Passage(1, 1, 1, "Thaddeus Phillips Mott was a soldier. His father Gershom Mott was a general. Mott "
+                      "died in Cairo.", "mott.md", ""),)
+    assert check_support("Where did Thaddeus P. Mott die?", family, nlp).ok
+    assert check_support("Where did Thaddeus Mott die?", family, nlp).ok

@@ -1408,9 +1408,9 @@ ROW = re.compile(r"^(?:[^:;\n]{1,40}:\s[^;\n]*;\s){2,}[^:;\n]{1,40}:\s[^;\n]*$")
 """A table row as the CSV loader writes it (ingest.loaders): "vessel: Gannet; type: pilot boat; length_m: 14.2"."""
 
 
-_REMARK_KEYS = frozenset({"note", "notes", "comment", "comments", "remark", "remarks", "description", "details"})
+_REMARK_KEYS = frozenset({"note", "notes", "comment", "comments", "remark", "remarks"})
 """Columns of prose about other things ("notes: contractor Calder Marine Engineering"): a name there does not say
-what the row is about."""
+what the row is about. A "description" column does ("description: Harbour House roof repair")."""
 
 
 _TABLE_ROW = re.compile(r"^\s*\|(?P<cells>.*)\|\s*$")
@@ -1496,9 +1496,10 @@ def _key_names(keys: set[str], relation: frozenset[str]) -> bool:
 
 def _key_asked(asked: Asked, keys: set[str]) -> bool:
     """A key names the relation, or, for where a thing is, the place noun the wh-word asks with ("Town" for "in
-    which town is X based?"; not "year_built" for "in what year was X founded?")."""
-    return _key_names(keys, asked.relation) or (bool(asked.wh_noun) and asked.wh_noun in keys
-                                                 and "locate" in asked.relation)
+    which town is X based?"; not "year_built" for "in what year was X founded?"), or, for an identifier, the
+    noun it is asked by ("line code" for "which budget line code pays for …?")."""
+    return _key_names(keys, asked.relation) or (bool(asked.wh_noun) and asked.wh_noun in keys and (
+        "locate" in asked.relation or (asked.kind is not None and asked.kind.name == "an identifier")))
 
 
 def _key_words(key: str) -> set[str]:
@@ -1520,6 +1521,8 @@ def _field_value(asked: Asked, value: str) -> str:
     kind = asked.kind
     if kind is not None and kind.labels == {"MONEY"} and (amount := _AMOUNT.search(first)) is not None:
         return amount.group(0)  # "£4,000" of "£4,000 for each day the works finish late"
+    if kind is not None and kind.name == "an identifier":
+        return code.group(0) if (code := IDENTIFIER.search(first)) is not None else ""  # "52000" is no code
     if asked.role == "count" or (kind is not None and kind.value is not None):
         return first if re.search(r"\d", first) else ""
     if kind is not None and kind.labels & {"PERSON", "ORG", "GPE", "LOC", "FAC"}:

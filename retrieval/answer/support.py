@@ -391,7 +391,7 @@ def _has_term(term: Term, text: str) -> bool:
     return any(re.search(rf"(?<![\w-]){re.escape(f)}(?!\w)", text) for f in _DERIVED.get(term.lemma, ()))
 
 
-def _mentions(name: str, text: str, raw: str = "") -> bool:
+def _mentions(name: str, text: str, raw: str = "", everything: str = "") -> bool:
     """``name`` in ``text`` (both case-folded): whole, or, for a person's full name, the surname alone, where
     ``raw`` (the text as written) writes it as a name of its own: "Palme" for "Lisbeth Palme", but not the
     "Packaging" of "Tarnside Packaging" for "Arncliffe Packaging", nor a common word ("packaging")."""
@@ -403,24 +403,33 @@ def _mentions(name: str, text: str, raw: str = "") -> bool:
         return False
     if not raw:
         return bool(re.search(rf"(?<!\w){re.escape(parts[-1])}(?!\w)", text))
-    return any(_own_surname(raw, m.start(), parts)
-               for m in re.finditer(rf"(?<!\w){re.escape(parts[-1])}(?!\w)", raw, re.IGNORECASE))
+    runs = [run for m in re.finditer(rf"(?<!\w){re.escape(parts[-1])}(?!\w)", raw, re.IGNORECASE)
+            if (run := _capitalised_run_before(raw, m.start())) is not None]
+    if any(run and _own_run(run, parts) for run in runs):
+        return True
+    # the word alone ("Renwick signed", "Role: Clinic lead") is the name's own unless it is the shared head of
+    # other names in the passages (``everything``): beside "Tyneview Clinic" and "Newgate Clinic", a bare
+    # "Clinic" is no mention of a "Tynemouth Clinic" (one other name, "his father Gershom Mott", leaves "Mott"
+    # to the person the passage is about)
+    if not any(not run for run in runs):
+        return False
+    heads = re.finditer(rf"(?<!\w){re.escape(parts[-1])}(?!\w)", everything or raw, re.IGNORECASE)
+    others = {" ".join(run) for m in heads if (run := _capitalised_run_before(everything or raw, m.start()))}
+    return len(others) < 2
 
 
 _HONORIFICS = frozenset(("mr", "mrs", "ms", "miss", "dr", "sir", "dame", "lady", "lord", "prof", "professor",
                          "captain", "capt", "rev"))
 
 
-def _own_surname(raw: str, at: int, parts: Sequence[str]) -> bool:
-    """The word at ``at`` is capitalised and ends no other name: the capitalised words written before it start
-    with the name's own first word or a title ("Helen Ann Marsh", "Dr Marsh"), are all the name's own words ("Gare
-    de La Roche-sur-Yon" for a question's "Are Gare De La Roche-Sur-Yon"), or there are none; "North Breakwater
-    Renewal" is no mention of the "South Breakwater Renewal", nor "Olof Palme" of "Lisbeth Palme"."""
+def _capitalised_run_before(raw: str, at: int) -> list[str] | None:
+    """The capitalised words written just before the word at ``at`` (case-folded, a sentence's opening "The" or
+    "Our" dropped), or None where that word is not capitalised (a common word, "packaging")."""
     if not raw[at:at + 1].isupper():
-        return False
+        return None
     before = re.search(r"(?:[A-Z][\w'’-]*\.?\s+)+$", raw[max(0, at - 80):at])
     if before is None:
-        return True
+        return []
     run: list[str] = []
     for word in reversed(before.group(0).split()):
         bare = word.rstrip(".").casefold()
@@ -431,7 +440,20 @@ def _own_surname(raw: str, at: int, parts: Sequence[str]) -> bool:
 
     while run and run[0] in STOP_WORDS:  # "The", "Our" open a sentence
         run.pop(0)
-    return not run or run[0] == parts[0] or run[0] in _HONORIFICS or all(w in parts for w in run)
+    return run
+
+
+def _own_run(run: Sequence[str], parts: Sequence[str]) -> bool:
+    """The capitalised words before the name's last word are its own: they start with its first word and write
+    every word between ("Helen Ann Marsh" for "Helen Marsh", but "Kestrel Therapy Systems" is no "Kestrel Rehab
+    Systems"), start with a title ("Dr Marsh"), or are all the name's own words ("Gare de La Roche-sur-Yon" for a
+    question's "Are Gare De La Roche-Sur-Yon"); "North Breakwater Renewal" is no mention of the "South Breakwater
+    Renewal", nor "Olof Palme" of "Lisbeth Palme"."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    middle = [p for p in parts[1:-1] if len(p) > 2 and not p.endswith(".") and p not in STOP_WORDS]  # not "P."
+    return (run[0] == parts[0] and all(p in run for p in middle)) or run[0] in _HONORIFICS or \
+        all(w in parts for w in run)
 
 
 def _title_name(title: str) -> str:
@@ -449,14 +471,16 @@ def check_support(question: str, passages: Sequence[Passage], nlp: Any, in_corpu
     texts = [r.casefold() for r in raws]
     missing: list[str] = []
     about = " and ".join(needs.entities)
-    absent = [e for e in needs.entities if not any(_mentions(e, t, r) for t, r in zip(texts, raws, strict=True))]
+    everything = "\n. \n".join(raws)  # no run of capitalised words crosses a passage's end
+    absent = [e for e in needs.entities
+              if not any(_mentions(e, t, r, everything) for t, r in zip(texts, raws, strict=True))]
     if absent and len(absent) < len(needs.entities) and all(e.casefold() in in_corpus for e in absent):
         needs = replace(needs, entities=tuple(e for e in needs.entities if e not in absent))
         absent = []
     if absent:
         missing.append("no passage mentions " + " or ".join(absent))
         return Support(needs, tuple(missing))
-    anchors = [i for i, t in enumerate(texts) if any(_mentions(e, t, raws[i]) for e in needs.entities)] \
+    anchors = [i for i, t in enumerate(texts) if any(_mentions(e, t, raws[i], everything) for e in needs.entities)] \
         if needs.entities else list(range(len(passages)))
     # most of the terms, not each: prose paraphrases one now and then ("the performer of song X" is
     # "a single by Y"), while a question the passages do not answer misses what it is about outright
