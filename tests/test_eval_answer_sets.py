@@ -74,10 +74,14 @@ def test_the_answer_sets_hold_issue_42_s_rows_and_split_every_kind_both_ways() -
     assert examples["Where was Ingrid Halvorsen born?"].should_refuse
     assert examples["When was Samuel Okafor born?"].should_refuse
     assert any("HB-2025-007" in q.text for q in sets[1].questions)
-    for ds in sets:
+    for path, ds in zip(ANSWER_SETS, sets, strict=True):
         per_kind = Counter((q.kind, q.split) for q in ds.questions)
         if not any(q.split == "tune" for q in ds.questions):
             assert all(per_kind[(kind, "heldout")] for kind in KINDS), ds.name  # a blind set, measured once
+            continue
+        if not any(q.split == "heldout" for q in ds.questions):  # a blind set tuned on once measured: it says so
+            described = json.loads(path.read_text(encoding="utf-8"))["description"]
+            assert all(per_kind[(kind, "tune")] for kind in KINDS) and "tuned on" in described, ds.name
             continue
         for kind in KINDS:
             tune, held = per_kind[(kind, "tune")], per_kind[(kind, "heldout")]
