@@ -550,3 +550,27 @@ def test_an_identifier_question_over_a_table_row_takes_the_code_column_never_an_
                              "Reyes; amount (GBP): 8400")
     answer = _ask(embedder, nlp, "Which budget line code pays for the Harbour House roof repair?", budget)
     assert answer.short == "QB-26-04", answer.text
+
+
+def test_a_report_record_answers_when_its_event_happened_and_a_date_is_no_time_of_day(embedder: Embedder,
+                                                                                     nlp: Any) -> None:
+    """"Date of incident:" in the record its "Reference:" names says when the thing it reports happened ("Date
+    reported:" does not); "at what time of day" asks for a time, and a date is none."""
+    report = ("Incident report", "INCIDENT REPORT\n\nReference: QX-IR-2026-031\nDate reported: 4 May 2026\n"
+                                 "Date of incident: 3 May 2026\nReported by: Nia Holt\n\nThe lift at Harbour House "
+                                 "stopped between floors. The engineer inspected it on 6 May 2026.")
+    occurred = _ask(embedder, nlp, "On what date did the lift fault recorded as QX-IR-2026-031 actually occur?", report)
+    assert occurred.short == "3 May 2026", occurred.text
+    timed = _ask(embedder, nlp, "At what time of day did the incident QX-IR-2026-031 happen?", report)
+    assert timed.short == "" and "3 May 2026. [" not in timed.text, timed.text
+
+
+def test_a_phrasal_verb_after_do_is_the_relation_not_the_clause_after_it(embedder: Embedder, nlp: Any) -> None:
+    """"At what time did the Gannet get back to her berth after touching the bottom?" asks when she got back
+    ("get back" is "return"), not when she touched the bottom, which the clause after it names."""
+    note = ("Incident note", "At 05:55 on 22 October 2024 the pilot boat Gannet touched the bottom at the North "
+                             "Breakwater entrance while returning from a pilot transfer. The Gannet is back in "
+                             "service.")
+    answer = _ask(embedder, nlp, "At what time did the Gannet get back to her berth after touching the bottom in "
+                                 "October 2024?", note)
+    assert answer.short != "05:55", answer.text

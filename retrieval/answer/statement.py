@@ -65,6 +65,7 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
     ("cost", "price", "budget", "spend", "pay", "worth", "fee", "value", "allocate", "amount", "charge",
      "penalty", "damages"),
     ("open", "launch", "inaugurate", "start", "begin"),
+    ("happen", "occur"),
     ("replace", "succeed", "successor", "predecessor"),
     ("post", "position", "role", "appoint", "appointment", "promote", "promotion", "elect"),
     ("code", "number", "id", "identifier", "reference", "name", "call"),
@@ -219,10 +220,14 @@ class Outcome:
 _PHRASAL: Mapping[tuple[str, str], str] = {
     ("look", "after"): "manage", ("take", "over"): "acquire", ("set", "up"): "found", ("carry", "out"): "perform",
     ("sign", "off"): "approve", ("hand", "over"): "deliver", ("bring", "in"): "hire", ("step", "down"): "leave",
-    ("throw", "away"): "discard", ("throw", "out"): "discard",
+    ("throw", "away"): "discard", ("throw", "out"): "discard", ("get", "back"): "return", ("come", "back"): "return",
 }
 """Verbs with a particle that mean another relation word ("who looks after the account" asks for its manager):
 each side of a match is read with its particle."""
+
+
+def _phrasal(tok: Any) -> bool:
+    return tok.i + 1 < len(tok.doc) and (tok.lemma_.casefold(), tok.doc[tok.i + 1].lower_) in _PHRASAL
 
 
 def _words(tok: Any) -> set[str]:
@@ -418,8 +423,8 @@ def _relation_word(doc: Any, wh: Any, wh_noun: Any, covered: set[int]) -> Any:
         return measure  # "How long is the pilot boat Gannet?": its length
     if aux is not None and aux.lemma_ == "do":
         base = [t for t in words if t.i > aux.i + 1 and t.tag_ == "VB" and t.i not in covered]
-        if base and base[0].lemma_ not in _LIGHT:
-            return base[0]
+        if base and (base[0].lemma_ not in _LIGHT or _phrasal(base[0])):
+            return base[0]  # "when did the Gannet get back to her berth": "get back" is "return", no light "get"
         light = [t for t in words if t.i > aux.i + 1 and t.pos_ == "VERB" and t.lemma_ in _LIGHT and t.i not in covered]
         state = next((c for c in light[0].children if c.dep_ in ("acomp", "oprd") and c.pos_ == "ADJ"), None) \
             if light and not (base and base[0].lemma_ not in _LIGHT) else None
@@ -1484,11 +1489,16 @@ def _row_answer(asked: Asked, s: Parsed, fields: Sequence[tuple[str, str]], grou
     return None if best is None else (best[2], best[3])
 
 
+_HAPPEN = frozenset({"happen", "occur"})
+_EVENTS = frozenset({"incident", "accident", "event", "occurrence"})
+"""A record's "Date of incident" is when the thing it reports happened: the key names the event, not the verb."""
+
+
 def _key_names(keys: set[str], relation: frozenset[str]) -> bool:
     """A record's key names the relation: a word of it, or another form of one ("Completion date" for
     "finished", which paraphrases "complete"; "Account manager" for "manages"). Forms share a prefix of at least
     five letters, so "support" is no form of "supply"."""
-    if keys & relation:
+    if keys & relation or (relation & _HAPPEN and keys & _EVENTS):
         return True
     prefixes = {r[:max(5, len(r) - 3)] for r in relation if len(r) >= 5}
     return any(k.startswith(p) for k in keys for p in prefixes)
@@ -1523,6 +1533,8 @@ def _field_value(asked: Asked, value: str) -> str:
         return amount.group(0)  # "£4,000" of "£4,000 for each day the works finish late"
     if kind is not None and kind.name == "an identifier":
         return code.group(0) if (code := IDENTIFIER.search(first)) is not None else ""  # "52000" is no code
+    if kind is not None and kind.strict:
+        return first if kind.value is not None and kind.value.search(first) else ""  # "17 January" is no time
     if asked.role == "count" or (kind is not None and kind.value is not None):
         return first if re.search(r"\d", first) else ""
     if kind is not None and kind.labels & {"PERSON", "ORG", "GPE", "LOC", "FAC"}:
@@ -1531,7 +1543,9 @@ def _field_value(asked: Asked, value: str) -> str:
 
 
 _NAME_KEYS = frozenset({"name", "title", "subject", "supplier", "company", "organisation", "organization",
-                        "project", "person", "staff", "employee", "vendor", "works", "document"})
+                        "project", "person", "staff", "employee", "vendor", "works", "document", "reference", "ref",
+                        "code", "id"})
+"""Keys whose value names the record ("Reference: FHP-IR-2025-014" heads the report it names)."""
 
 
 _DESCRIPTION_FILLERS = frozenset({"that", "which", "whose", "with", "from", "were", "have", "been", "this", "their",
@@ -1570,8 +1584,8 @@ def _field_answer(asked: Asked, s: Parsed, field: re.Match[str], grounding: _Gro
         if inside and (best is None or level < best[0]):
             best = (level, name)
     if best is None or (asked.described and best[0] == 0 and not (_key_words(field["key"]) & asked.heads)
-                        and not _names_description(asked, head)):
-        return None
+                        and not _names_description(asked, head) and not IDENTIFIER.fullmatch(best[1].upper())):
+        return None  # an identifier names one record: "the lift fault recorded as QX-IR-2026-031" is its subject
     return best[1], answer
 
 

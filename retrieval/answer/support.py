@@ -44,6 +44,9 @@ _MONEY_VALUE = re.compile(
     r"kroner|kronor|krona|yen|francs?|usd|eur|gbp|nok|sek|dkk|chf)\b", re.IGNORECASE)
 _YEAR_VALUE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
 _NUMBER_VALUE = re.compile(r"\b\d[\d,.]*\b")
+_TIME_VALUE = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.)|\b(?:noon|midnight)\b",
+                         re.IGNORECASE)
+"""A time of day ("05:55", "6 pm"): a date is none."""
 IDENTIFIER = re.compile(
     r"(?<![\w-])(?=[A-Za-z0-9/.-]*\d)(?=[A-Za-z0-9/.-]*[A-Z])[A-Z0-9]+(?:[-/.][A-Za-z0-9]+)+(?![\w-])")
 """An identifier ("AB-2025-007", "NW-7731-X"): one name, whatever the tokenizer made of its dashes; the
@@ -107,6 +110,7 @@ _KINDS: tuple[tuple[re.Pattern[str], AnswerKind | None], ...] = tuple(
         (r"\b(which|what) country\b", _kind("a country", "GPE", "NORP")),
         (r"\b(which|what) (city|town|place|region|state|village)\b|\bwhere\b|\bplace of\b",
          _kind("a place", "GPE LOC FAC", "ORG")),
+        (r"\b(which|what) time\b", _kind("a time of day", "TIME", "", _TIME_VALUE, strict=True)),
         (r"\bwhen\b|\b(which|what) (year|date|day|month|century)\b|\b(date|year) of\b|\bbirthday\b",
          _kind("a date", "DATE", "", _YEAR_VALUE)),
         (r"\bhow often\b|\bhow frequently\b", _kind("a frequency", "DATE TIME", "", _FREQUENCY_VALUE, strict=True)),
