@@ -574,3 +574,29 @@ def test_a_phrasal_verb_after_do_is_the_relation_not_the_clause_after_it(embedde
     answer = _ask(embedder, nlp, "At what time did the Gannet get back to her berth after touching the bottom in "
                                  "October 2024?", note)
     assert answer.short != "05:55", answer.text
+
+
+def test_a_budget_is_no_sum_spent_and_a_budget_question_still_reads_it(embedder: Embedder, nlp: Any) -> None:
+    """"How much had been spent on X?" over a record that gives only X's budget is not answered with the
+    budget (a near miss of the budget-or-final-cost kind); "how much is budgeted" is."""
+    project = ("PRJ-QX-11 - Pontoon renewal", "PRJ-QX-11 - Pontoon renewal\n\nProject lead: Nia Holt\n"
+                                              "Launched: 3 March 2026\nBudget: £31,500 for 2026")
+    spent = _ask(embedder, nlp, "How much had been spent on PRJ-QX-11 by the end of April 2026?", project)
+    assert spent.short == "", spent.text
+    budgeted = _ask(embedder, nlp, "How much is budgeted for PRJ-QX-11 in 2026?", project)
+    assert budgeted.short.startswith("£31,500"), budgeted.text
+
+
+def test_a_role_of_another_kind_or_a_role_word_qualifying_a_noun_is_no_answer(embedder: Embedder, nlp: Any) -> None:
+    """"Who is the account manager at Quay Clinic?": a "clinic lead" column holds another role, and "Pell
+    Transport's head office is at Quay House" names no head; "Our account manager at Pell Transport is Ana Ruiz"
+    answers."""
+    clinics = ("Our clinics", "clinic: Quay Clinic; town: Leith; clinic lead: Tom Reyes; opened: 2012\n"
+                              "clinic: Dock Clinic; town: Hull; clinic lead: Ana Ruiz; opened: 2015")
+    assert _ask(embedder, nlp, "Who is the account manager at Quay Clinic?", clinics).short == ""
+    pell = ("Supplier page: Pell Transport", "Pell Transport moves survey boats by road. Pell Transport's head "
+                                             "office is at Quay House in Leith.")
+    assert _ask(embedder, nlp, "Who is the account manager at Pell Transport?", pell).short == ""
+    named = ("Supplier page: Pell Transport", "Pell Transport moves survey boats by road. Our account manager "
+                                              "at Pell Transport is Ana Ruiz.")
+    assert _ask(embedder, nlp, "Who is our account manager at Pell Transport?", named).short == "Ana Ruiz"

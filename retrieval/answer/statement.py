@@ -62,8 +62,9 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
     ("approve", "approval", "sign", "authorise", "authorize", "endorse", "sanction", "adopt"),
     ("report", "file", "submit", "raise", "log", "author"),
     ("award", "contract", "win", "grant", "give"),
-    ("cost", "price", "budget", "spend", "pay", "worth", "fee", "value", "allocate", "amount", "charge",
-     "penalty", "damages"),
+    ("cost", "price", "spend", "pay", "worth", "fee", "value", "amount", "charge", "penalty", "damages",
+     "outturn"),
+    ("budget", "allocate", "allocation", "amount", "earmark"),
     ("open", "launch", "inaugurate", "start", "begin"),
     ("happen", "occur"),
     ("replace", "succeed", "successor", "predecessor"),
@@ -151,6 +152,9 @@ class Asked:
     """The nouns of what the question hangs on its relation besides the asked slot ("day", "date" in "how much
     does the contractor pay for every day the works overrun the completion date?"): a sentence stating the
     relation without any of them states another amount ("budget: 2400000")."""
+    role_kind: tuple[str, ...] = ()
+    """The nouns that say which role a role noun asks about ("account" in "who is our account manager"): a
+    "Clinic lead" or an "Operations manager" is another role."""
 
     @property
     def described(self) -> bool:
@@ -356,7 +360,24 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
     )  # "held that post", "took the job"
     return Asked(question, kind, role, relation, rel.text, wh_noun_tok.lemma_.casefold() if wh_noun_tok else "",
                  tuple(names), heads, cues, kinds_of, topic, embedded_question(doc, irregular, rel.i), description,
-                 light, role_taken is not None, qualifiers)
+                 light, role_taken is not None, qualifiers,
+                 role_kind=_role_kind(rel, covered) if kind is not None and "PERSON" in kind.labels else ())
+
+
+def _role_kind(rel: Any, covered: set[int]) -> tuple[str, ...]:
+    if rel.pos_ != "NOUN":
+        return ()
+    return tuple(c.lemma_.casefold() for c in rel.children
+                 if c.dep_ == "compound" and c.pos_ == "NOUN" and c.i not in covered)
+
+
+def _names_another_role(asked: Asked, tok: Any) -> bool:
+    """A role noun in a passage ("Operations manager") without the kind the question gives its role ("account
+    manager"). A verb ("managed by") states any kind."""
+    if not asked.role_kind or tok.pos_ not in ("NOUN", "PROPN"):
+        return False
+    written = {c.lemma_.casefold() for c in tok.children} | {tok.doc[tok.i - 1].lemma_.casefold() if tok.i else ""}
+    return not all(k in written for k in asked.role_kind)
 
 
 def _verb_read_as_object(rel: Any) -> bool:
@@ -1284,7 +1305,9 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
             continue
         name, where = known
         told.add(id(s.passage))
-        rels = [t for t in s.span if (_matches(t, asked.relation) and not _other_spouse(asked, t)) or (
+        rels = [t for t in s.span if (_matches(t, asked.relation) and not _other_spouse(asked, t)
+                                      and not _modifies_another_noun(t, asked)
+                                      and not _names_another_role(asked, t)) or (
             "locate" in asked.relation and t.lemma_ == "be" and t.dep_ == "ROOT")]  # "X is a shipbuilder in Turku"
         depth = grounding.depth[name]
         if asked.described and depth == 0 and not _describes(s.span, asked, rels):
@@ -1325,6 +1348,14 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
 
 
 _SPOUSES = frozenset({"husband", "wife"})
+
+
+def _modifies_another_noun(tok: Any, asked: Asked) -> bool:
+    """"Head office is at Newgate House": a relation word that only qualifies another noun ("head" of "office")
+    names no one's relation; "the account manager" is the relation, "account" its qualifier, and "its code
+    NW-7731-X" writes the relation before the name it gives."""
+    return tok.dep_ in ("compound", "amod") and tok.head.pos_ == "NOUN" and tok.head.i != tok.i and \
+        not _matches(tok.head, asked.relation)
 
 
 def _other_spouse(asked: Asked, tok: Any) -> bool:
@@ -1470,7 +1501,7 @@ def _row_answer(asked: Asked, s: Parsed, fields: Sequence[tuple[str, str]], grou
     keyed = [(column, _key_words(column.replace("_", " ")), value) for column, value in fields]
     best: tuple[int, int, str, str] | None = None
     for column, keys, value in keyed:
-        if not _key_asked(asked, keys):
+        if not _key_asked(asked, keys) or not keys >= set(asked.role_kind):
             continue
         answer = _field_value(asked, value)
         if not answer and asked.kind is not None and asked.kind.strict and re.fullmatch(r"\d[\d,.]*", value):
@@ -1572,6 +1603,8 @@ def _field_answer(asked: Asked, s: Parsed, field: re.Match[str], grounding: _Gro
     owns …") in a record about a grounded name: its own passage names it in its title or opening, or, for a
     bridge, anywhere."""
     if _key_asked(asked, _key_words(field["key"])):
+        if not _key_words(field["key"]) >= set(asked.role_kind):
+            return None  # "Role: Clinic lead" is no account manager
         answer = _field_value(asked, field["value"])
     else:
         answer = _part_naming_the_asked_noun(asked, field["key"], field["value"])
