@@ -65,6 +65,9 @@ def gate(result: PipelineResult, settings: Settings, nlp: Any = None) -> GateDec
     return GateDecision(verdict, support.reason, (*decision.checks, check))
 
 
+_EXACT_LINKS = frozenset({"title", "ner", "exact"})
+
+
 def graph_names(result: PipelineResult) -> frozenset[str]:
     """The question's names the graph linked whole, as written (case aside): the corpus holds them, wherever the
     passages read for the answer do not ("Brackenridge Foods" is seldom named in its own staff profiles). Any
@@ -75,8 +78,6 @@ def graph_names(result: PipelineResult) -> frozenset[str]:
                      and str(e.get("matched", "")).casefold() == str(e["name"]).casefold()
                      and e.get("how") in _EXACT_LINKS)
 
-
-_EXACT_LINKS = frozenset({"title", "ner", "exact"})
 
 
 def answer_passages(result: PipelineResult, settings: Settings) -> tuple[Passage, ...]:

@@ -230,15 +230,16 @@ _PHRASAL: Mapping[tuple[str, str], str] = {
 each side of a match is read with its particle."""
 
 
-def _phrasal(tok: Any) -> bool:
-    return tok.i + 1 < len(tok.doc) and (tok.lemma_.casefold(), tok.doc[tok.i + 1].lower_) in _PHRASAL
+def _phrasal(tok: Any) -> str:
+    """The relation word a verb and the particle after it mean ("return" for "get back"), or ""."""
+    return _PHRASAL.get((tok.lemma_.casefold(), tok.doc[tok.i + 1].lower_), "") if tok.i + 1 < len(tok.doc) else ""
 
 
 def _words(tok: Any) -> set[str]:
     low = tok.lower_
     lemma = tok.lemma_.casefold()
     out = {low, lemma}
-    if tok.i + 1 < len(tok.doc) and (same := _PHRASAL.get((lemma, tok.doc[tok.i + 1].lower_))):
+    if same := _phrasal(tok):
         out.add(same)
     for w in (low, lemma):
         if w.startswith("co-"):
@@ -1364,11 +1365,15 @@ def _other_spouse(asked: Asked, tok: Any) -> bool:
     return asked_noun in _SPOUSES and tok.lemma_.casefold() in _SPOUSES and tok.lemma_.casefold() != asked_noun
 
 
+def _asks_identifier(asked: Asked) -> bool:
+    return asked.kind is not None and asked.kind.name == "an identifier"
+
+
 def _code_of_described_document(asked: Asked, sentences: Sequence[Parsed], order: Sequence[int]) -> Statement | None:
     """"What is the reference of the incident in which sesame was left off a label?": a report, contract or
     project is named by the identifier its heading gives it ("INCIDENT REPORT BF-INC-0231"); the one whose text
     writes every noun of the description is the one described."""
-    if asked.kind is None or asked.kind.name != "an identifier" or asked.names or len(asked.topic) < 2:
+    if not _asks_identifier(asked) or asked.names or len(asked.topic) < 2:
         return None
     named = re.compile(rf"\b{re.escape(stem(asked.topic[0]))}\w*\b(?:\s+\w+)?\s+(?:no\.?\s+|number\s+)?",
                        re.IGNORECASE)  # "INCIDENT REPORT ", "Contract no. "
@@ -1399,7 +1404,7 @@ def _code_after_noun(asked: Asked, sentences: Sequence[Parsed], order: Sequence[
     identifier by writing it after the thing's noun ("appointed … under contract CT-2025-006"), so in a sentence
     about the question's subject, an identifier right after a noun the question writes is that noun's. Two
     different ones are no answer: the question does not say which."""
-    if asked.kind is None or asked.kind.name != "an identifier" or not asked.names:
+    if not _asks_identifier(asked) or not asked.names:
         return None
     nouns = {_singular(w) for w in re.findall(r"[A-Za-z]{4,}", asked.question)}
     written = {norm(c) for c in IDENTIFIER.findall(asked.question)}
@@ -1501,7 +1506,7 @@ def _row_answer(asked: Asked, s: Parsed, fields: Sequence[tuple[str, str]], grou
     keyed = [(column, _key_words(column.replace("_", " ")), value) for column, value in fields]
     best: tuple[int, int, str, str] | None = None
     for column, keys, value in keyed:
-        if not _key_asked(asked, keys) or not keys >= set(asked.role_kind):
+        if not _key_asked(asked, keys) or not _key_holds_role(asked, keys):
             continue
         answer = _field_value(asked, value)
         if not answer and asked.kind is not None and asked.kind.strict and re.fullmatch(r"\d[\d,.]*", value):
@@ -1540,7 +1545,12 @@ def _key_asked(asked: Asked, keys: set[str]) -> bool:
     which town is X based?"; not "year_built" for "in what year was X founded?"), or, for an identifier, the
     noun it is asked by ("line code" for "which budget line code pays for …?")."""
     return _key_names(keys, asked.relation) or (bool(asked.wh_noun) and asked.wh_noun in keys and (
-        "locate" in asked.relation or (asked.kind is not None and asked.kind.name == "an identifier")))
+        "locate" in asked.relation or _asks_identifier(asked)))
+
+
+def _key_holds_role(asked: Asked, keys: set[str]) -> bool:
+    """A key writes the kind the question gives its role ("Account manager", not "Clinic lead")."""
+    return all(k in keys for k in asked.role_kind)
 
 
 def _key_words(key: str) -> set[str]:
@@ -1562,7 +1572,7 @@ def _field_value(asked: Asked, value: str) -> str:
     kind = asked.kind
     if kind is not None and kind.labels == {"MONEY"} and (amount := _AMOUNT.search(first)) is not None:
         return amount.group(0)  # "£4,000" of "£4,000 for each day the works finish late"
-    if kind is not None and kind.name == "an identifier":
+    if _asks_identifier(asked):
         return code.group(0) if (code := IDENTIFIER.search(first)) is not None else ""  # "52000" is no code
     if kind is not None and kind.strict:
         return first if kind.value is not None and kind.value.search(first) else ""  # "17 January" is no time
@@ -1603,7 +1613,7 @@ def _field_answer(asked: Asked, s: Parsed, field: re.Match[str], grounding: _Gro
     owns …") in a record about a grounded name: its own passage names it in its title or opening, or, for a
     bridge, anywhere."""
     if _key_asked(asked, _key_words(field["key"])):
-        if not _key_words(field["key"]) >= set(asked.role_kind):
+        if not _key_holds_role(asked, _key_words(field["key"])):
             return None  # "Role: Clinic lead" is no account manager
         answer = _field_value(asked, field["value"])
     else:

@@ -426,6 +426,14 @@ _HONORIFICS = frozenset(("mr", "mrs", "ms", "miss", "dr", "sir", "dame", "lady",
                          "captain", "capt", "rev"))
 
 
+def _stop_words() -> Collection[str]:
+    """spaCy's English stop words, imported where they are read, not at the top: `kgrag --help` imports no spaCy
+    (after the first call the import is a lookup in sys.modules; no module-level cache)."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return STOP_WORDS
+
+
 def _capitalised_run_before(raw: str, at: int) -> list[str] | None:
     """The capitalised words written just before the word at ``at`` (case-folded, a sentence's opening "The" or
     "Our" dropped), or None where that word is not capitalised (a common word, "packaging")."""
@@ -440,9 +448,7 @@ def _capitalised_run_before(raw: str, at: int) -> list[str] | None:
         if word.endswith(".") and len(bare) > 1 and bare not in _HONORIFICS:
             break  # a sentence ended there ("… Fairweather. Dr Renwick")
         run.insert(0, bare)
-    from spacy.lang.en.stop_words import STOP_WORDS  # here, not at the top: `kgrag --help` imports no spaCy
-
-    while run and run[0] in STOP_WORDS:  # "The", "Our" open a sentence
+    while run and run[0] in _stop_words():  # "The", "Our" open a sentence
         run.pop(0)
     return run
 
@@ -453,9 +459,7 @@ def _own_run(run: Sequence[str], parts: Sequence[str]) -> bool:
     Systems"), start with a title ("Dr Marsh"), or are all the name's own words ("Gare de La Roche-sur-Yon" for a
     question's "Are Gare De La Roche-Sur-Yon"); "North Breakwater Renewal" is no mention of the "South Breakwater
     Renewal", nor "Olof Palme" of "Lisbeth Palme"."""
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    middle = [p for p in parts[1:-1] if len(p) > 2 and not p.endswith(".") and p not in STOP_WORDS]  # not "P."
+    middle = [p for p in parts[1:-1] if len(p) > 2 and not p.endswith(".") and p not in _stop_words()]  # not "P."
     return (run[0] == parts[0] and all(p in run for p in middle)) or run[0] in _HONORIFICS or \
         all(w in parts for w in run)
 
