@@ -45,7 +45,9 @@ def replay(path: Path, tuned: int) -> list[str]:
     results = json.loads(path.read_text())
     runs = {r["name"]: {q["id"]: q["ranked"] for q in r["questions"]} for r in results["runs"]}
     qrels = results["qrels"]
-    ids = [i for i in qrels if qrels[i].get("relevant")]
+    # The questions in the order they were asked: the tuned half is the first 500 asked (eval report --split), not
+    # the first 500 ids; qrels are stored sorted by id.
+    ids = [q["id"] for q in results["runs"][0]["questions"] if qrels[q["id"]].get("relevant")]
     halves = [(f"q1-{tuned}", ids[:tuned]), (f"q{tuned + 1}-{len(ids)}", ids[tuned:])] if tuned else [("all", ids)]
     dense, bm25, fused = runs["dense"], runs["bm25"], runs["dense+bm25+graph"]
     lines = [f"{path.name}", "", "| rule | half | R@5 | lost a dense top-5 gold passage |", "|---|---|---:|---:|"]

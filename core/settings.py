@@ -300,6 +300,17 @@ class RetrievalSettings(BaseModel):
         description="Default signals: a JSON list or the CLI's comma-separated form (dense,bm25).",
     )
     weights: dict[str, float] = Field(default_factory=dict, description="Per-signal RRF weights (default 1.0).")
+    keep_dense_first: int = Field(
+        default=1, ge=0,
+        description="Dense's first this many hits stay in the fused top k, whatever the other lists say (0: off); "
+                    "only a leading list's first tier keeps its place against them "
+                    "(retrieval.fusion.keep_dense_evidence).",
+    )
+    keep_agreed_top: int = Field(
+        default=3, ge=0,
+        description="A hit dense and BM25 both rank within their first this many keeps a place in the fused top k "
+                    "that no leading list claimed (0: off).",
+    )
     top_k: int = Field(default=5, ge=1)
     decompose: bool = Field(
         default=False, description="Ask the configured answer model to split the question into sub-questions; "

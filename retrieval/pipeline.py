@@ -31,7 +31,7 @@ from kgrag.retrieval.base import Query, QueryVector, RetrievalResult, Retriever,
 from kgrag.retrieval.bm25 import BM25Retriever, index_behind
 from kgrag.retrieval.dense import DenseRetriever
 from kgrag.retrieval.expand import ExtraQuery, enabled_stages, require_llm, stage_queries
-from kgrag.retrieval.fusion import FusedHit, agreed, lead_with, reciprocal_rank_fusion
+from kgrag.retrieval.fusion import FusedHit, agreed, keep_dense_evidence, lead_with, reciprocal_rank_fusion
 from kgrag.retrieval.graph import build_graph_retriever
 from kgrag.retrieval.rerank import Reranker, RerankerUnavailable
 from kgrag.retrieval.results import RERANK, PassageHit, PipelineResult
@@ -147,7 +147,11 @@ class QueryPipeline:
             weights = fusion_weights(self.settings.retrieval.weights,
                                      {s: r for s, (r, _) in {**results, **extra_results}.items() if s in ranked})
             fused = reciprocal_rank_fusion(ranked, k=self.settings.retrieval.rrf_k, weights=weights)
-            fused = lead_with(fused, leading_tiers(ranked, {s: r for s, (r, _) in results.items() if s in ranked}))
+            tiers = leading_tiers(ranked, {s: r for s, (r, _) in results.items() if s in ranked})
+            fused = keep_dense_evidence(lead_with(fused, tiers), ranked, tiers,
+                                        first=self.settings.retrieval.keep_dense_first,
+                                        agreed_top=self.settings.retrieval.keep_agreed_top,
+                                        top=self.settings.retrieval.top_k)
             t2 = time.perf_counter()
             chunks = self.store.chunks([h.chunk_id for h in fused])
             live = [h for h in fused if h.chunk_id in chunks]  # deleted since the index was read

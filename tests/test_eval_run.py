@@ -217,6 +217,20 @@ def test_split_report_keeps_tuned_and_held_out_questions_apart() -> None:
         row["graph_weight"] = weight
     table = split_markdown({"qrels": qrels, "runs": [run]}, split=2, source="r.json")
     assert "- q1–2 (tuned): x 1/1, y 0/1" in table and "- q3–4 (held out): x 0/1, y 1/1" in table
+    assert "dense alone had in its top 5" not in table  # no dense run to compare with
+
+
+def test_split_report_counts_questions_where_fusion_lost_what_dense_had() -> None:
+    qrels = {f"q{i}": {"relevant": ["a", "b"], "should_refuse": False, "kind": "x" if i % 2 else "y",
+                       "keywords": []} for i in range(4)}
+    dense = {"q0": ["a", "z"], "q1": ["b"], "q2": ["c", "d", "e", "f", "g", "a"], "q3": ["a", "b"]}
+    fused = {"q0": ["z", "y"], "q1": ["b", "a"], "q2": ["z"], "q3": ["b"]}
+    runs = [{"name": name, "questions": [{"id": q, "ranked": r, "latency_ms": 1.0} for q, r in ranked.items()]}
+            for name, ranked in (("dense", dense), ("dense+bm25+graph", fused))]
+    table = split_markdown({"qrels": qrels, "runs": runs}, split=2, source="r.json")
+    # q0 lost a, q1 kept b; q2's a was sixth in dense (not lost), q3 lost a
+    assert "- q1–2 (tuned): all 1/2 (50.0%), x 0/1, y 1/1" in table
+    assert "- q3–4 (held out): all 1/2 (50.0%), x 1/1, y 0/1" in table
 
 
 def test_each_row_records_the_weight_fusion_gave_the_graph(golden_results: dict[str, Any]) -> None:

@@ -7,7 +7,7 @@ from kgrag.core.settings import GraphSettings
 from kgrag.core.types import Hit
 from kgrag.kg.linking import LinkedEntity
 from kgrag.retrieval.base import RetrievalResult, StageStatus
-from kgrag.retrieval.fusion import FusedHit, agreed, lead_with, reciprocal_rank_fusion
+from kgrag.retrieval.fusion import FusedHit, agreed, keep_dense_evidence, keep_sure, lead_with, reciprocal_rank_fusion
 from kgrag.retrieval.graph import lead_tiers, strong_tiers, tiers_in_hits
 from kgrag.retrieval.pipeline import leading_tiers
 
@@ -161,3 +161,45 @@ def test_the_graph_s_tiers_count_documents_not_chunks() -> None:
     assert tiers_in_hits((1, 3), documents) == (3, 6)
     assert tiers_in_hits((2, 5), [1, 2, 3, 4, 5, 6]) == (2, 5)  # one chunk each: as counted before
     assert tiers_in_hits((), documents) == ()
+
+
+def _order(hits: list[FusedHit]) -> list[int]:
+    return [h.chunk_id for h in hits]
+
+
+def test_dense_s_first_hit_stays_in_the_top_k_when_two_lists_outvote_it() -> None:
+    """BM25 and the graph agree on 1-5; dense's first hit (9), which neither returns, falls to sixth."""
+    lists = {"dense": _hits("dense", 9, 1, 2), "bm25": _hits("bm25", 1, 2, 3, 4, 5),
+             "graph": _hits("graph", 1, 2, 3, 4, 5)}
+    fused = reciprocal_rank_fusion(lists)
+    assert _order(fused)[:6] == [1, 2, 3, 4, 5, 9]
+    kept = keep_dense_evidence(fused, lists, [], first=1, agreed_top=3, top=5)
+    assert _order(kept) == [1, 2, 3, 4, 9, 5]  # 9 takes the lowest place; 5 moves just below, nothing is lost
+    assert keep_dense_evidence(fused, lists, [], first=0, agreed_top=0, top=5) == fused
+    assert keep_dense_evidence(fused, lists, [], first=1, agreed_top=3, top=6) == fused  # already inside
+
+
+def test_a_hit_dense_and_bm25_agree_on_takes_a_place_no_leader_claimed() -> None:
+    """Dense and BM25 both rank 8 second; the graph leads with 1-2, then 3-5. 8 may not displace any of the
+    graph's picks, so it stays out; with no lead it takes the fifth place."""
+    lists = {"dense": _hits("dense", 1, 8), "bm25": _hits("bm25", 6, 8), "graph": _hits("graph", 1, 2, 3, 4, 5)}
+    fused = lead_with(reciprocal_rank_fusion(lists, weights={"graph": 6.0}), [lists["graph"][:2], lists["graph"]])
+    assert _order(fused)[:5] == [1, 2, 3, 4, 5]
+    assert _order(keep_dense_evidence(fused, lists, [lists["graph"][:2], lists["graph"]], first=1, agreed_top=3,
+                                      top=5))[:5] == [1, 2, 3, 4, 5]
+    assert _order(keep_dense_evidence(fused, lists, [], first=1, agreed_top=3, top=5))[:5] == [1, 2, 3, 4, 8]
+
+
+def test_dense_s_first_hit_displaces_a_leader_s_later_pick_never_its_first_tier() -> None:
+    lists = {"dense": _hits("dense", 9), "graph": _hits("graph", 1, 2, 3, 4, 5)}
+    fused = lead_with(reciprocal_rank_fusion(lists, weights={"graph": 6.0}), [lists["graph"][:2], lists["graph"]])
+    later = keep_dense_evidence(fused, lists, [lists["graph"][:2], lists["graph"]], first=1, agreed_top=0, top=5)
+    assert _order(later)[:6] == [1, 2, 3, 4, 9, 5]
+    first_tier = [lists["graph"][:5]]  # a leader whose first tier fills the top 5
+    assert keep_dense_evidence(fused, lists, first_tier, first=1, agreed_top=0, top=5) == fused
+
+
+def test_keep_sure_stops_when_no_place_is_left() -> None:
+    fused = reciprocal_rank_fusion({"a": _hits("a", 1, 2, 3, 4)})
+    assert _order(keep_sure(fused, [3, 4], {1}, top=2)) == [1, 3, 2, 4]  # 3 takes 2's place; 4 finds none
+    assert _order(keep_sure(fused, [7], set(), top=2)) == [1, 2, 3, 4]  # a chunk fusion never saw: nothing
