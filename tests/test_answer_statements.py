@@ -600,3 +600,63 @@ def test_a_role_of_another_kind_or_a_role_word_qualifying_a_noun_is_no_answer(em
     named = ("Supplier page: Pell Transport", "Pell Transport moves survey boats by road. Our account manager "
                                               "at Pell Transport is Ana Ruiz.")
     assert _ask(embedder, nlp, "Who is our account manager at Pell Transport?", named).short == "Ana Ruiz"
+
+
+def test_a_phrase_before_the_wh_word_says_where_the_answer_is_written_not_what_the_sentence_names(
+        embedder: Embedder, nlp: Any) -> None:
+    """"Under the fleet policy, how often …": the policy is the passage the answer is in, not a word the answering
+    sentence must write; a passage that is not that policy does not answer it."""
+    policy = ("Policy", "FLEET POLICY\n\nElectric vans are inspected every three months because of the load on "
+                        "their brakes. Drivers log each trip.")
+    scoped = _ask(embedder, nlp, "Under the fleet policy, how often do electric vans have to be inspected?", policy)
+    assert scoped.short == "every three months", scoped.text
+    other = ("Depot notes", "Depot notes. Electric vans are inspected every three months because of the load on "
+                            "their brakes.")
+    elsewhere = _ask(embedder, nlp, "Under the fleet policy, how often do electric vans have to be inspected?", other)
+    assert elsewhere.short == "", elsewhere.text
+
+
+def test_carrying_out_is_completing_or_conducting_and_a_count_for_another_verb_is_still_refused(
+        embedder: Embedder, nlp: Any) -> None:
+    supplier = ("Supplier profile: Marlow Lift Services",
+                "Marlow Lift Services maintains the passenger lifts. In 2024 Marlow Lift Services completed 22 "
+                "inspections across the estate, out of 25 that were booked.")
+    done = _ask(embedder, nlp, "How many inspections did Marlow Lift Services carry out in 2024?", supplier)
+    assert done.short == "22", done.text
+    cancelled = _ask(embedder, nlp, "How many inspections did Marlow Lift Services cancel in 2024?", supplier)
+    assert cancelled.short == "" and "22. [" not in cancelled.text, cancelled.text
+
+
+def test_a_name_s_first_word_stands_for_it_where_the_passage_writes_the_whole_name_and_no_look_alike(
+        embedder: Embedder, nlp: Any) -> None:
+    """"Marlow engineers completed 22 inspections" in the profile of Marlow Lift Services is about that firm; with
+    "Marlow Glass" in the same passage, "Marlow" could be either, and nothing is answered for it."""
+    short_form = ("Supplier profile: Marlow Lift Services",
+                  "Marlow Lift Services maintains the passenger lifts. In 2024 Marlow engineers completed 22 "
+                  "inspections across the estate.")
+    answer = _ask(embedder, nlp, "How many inspections did Marlow Lift Services carry out in 2024?", short_form)
+    assert answer.short == "22", answer.text
+    two = ("Supplier profile: Marlow Lift Services",
+           "Marlow Lift Services maintains the passenger lifts and Marlow Glass the windows. In 2024 Marlow "
+           "engineers completed 22 inspections across the estate.")
+    ambiguous = _ask(embedder, nlp, "How many inspections did Marlow Lift Services carry out in 2024?", two)
+    assert ambiguous.short == "", ambiguous.text
+    family = ("About Harrow Tiles", "Harrow Tiles Ltd makes roof tiles in Somerset. The business began in 1952, "
+                                    "when Anne Harrow opened a kiln near Taunton. Her son, Peter Harrow, ran it later.")
+    founded = _ask(embedder, nlp, "In what year was Harrow Tiles founded?", family)
+    assert founded.short == "1952", founded.text  # "Anne Harrow", "Peter Harrow": people, not the firm
+
+
+def test_an_organisation_that_began_dates_no_one_joining_it(embedder: Embedder, nlp: Any) -> None:
+    about = ("About Fellmoor Dairies", "Fellmoor Dairies is a cheese maker in Wensleydale. The business began in "
+                                       "1968 with one herd.")
+    profile = ("Staff profile", "Name: Ruth Ainsley\nStart date: 4 May 2012\nRole: Head of quality")
+    joined = _ask(embedder, nlp, "On what date did Ruth Ainsley join Fellmoor Dairies?", about, profile)
+    assert joined.short == "4 May 2012", joined.text
+    founded = _ask(embedder, nlp, "When was Fellmoor Dairies founded?", about)
+    assert founded.short == "1968", founded.text
+
+
+def test_a_member_of_staff_is_asked_about_staff_not_members(nlp: Any) -> None:
+    needs = question_needs("What is the most a member of staff can claim for a taxi after midnight?", nlp)
+    assert "member" not in {t.lemma for t in needs.terms} and "staff" in {t.lemma for t in needs.terms}

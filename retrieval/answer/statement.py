@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from kgrag.retrieval.answer.base import Passage
-from kgrag.retrieval.answer.support import IDENTIFIER, VALUE_LABELS, AnswerKind, answer_kind, stem
+from kgrag.retrieval.answer.support import IDENTIFIER, VALUE_LABELS, AnswerKind, answer_kind, stem, stop_words
 
 Role = Literal["subject", "object", "adverbial", "count", "attribute"]
 
@@ -67,6 +67,7 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
     ("budget", "allocate", "allocation", "amount", "earmark"),
     ("open", "launch", "inaugurate", "start", "begin"),
     ("happen", "occur"),
+    ("perform", "conduct", "complete", "undertake", "execute", "accomplish"),
     ("replace", "succeed", "successor", "predecessor"),
     ("post", "position", "role", "appoint", "appointment", "promote", "promotion", "elect"),
     ("code", "number", "id", "identifier", "reference", "name", "call"),
@@ -254,6 +255,9 @@ def _matches(tok: Any, words: frozenset[str]) -> bool:
         return False  # "start" in "start-up" is no relation
     if not (bool(words) and tok.pos_ in ("VERB", "NOUN", "PROPN", "ADJ", "AUX") and bool(_words(tok) & words)):
         return False
+    if tok.lemma_ in ("begin", "start") and "employ" in words and not words & {"found", "open"} and \
+            _an_organisation_begins(tok):
+        return False  # "the business began in 1979" dates a founding, not when anyone joined or started work
     return not ("found" in words and tok.lemma_ in ("begin", "start") and _an_activity_starts(tok))
 
 
@@ -273,6 +277,15 @@ def _an_activity_starts(verb: Any) -> bool:
         return activity(thing)
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     return subject is not None and activity(subject)  # the tagger calls "works" a verb there
+
+
+def _an_organisation_begins(verb: Any) -> bool:
+    """"The business began in 1979", "Harland Shipyards started in 1904": what began is an organisation (a word
+    for one, or a name NER calls one), with nothing begun by it."""
+    if any(c.dep_ == "dobj" for c in verb.children):
+        return False
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return subject is not None and (subject.lemma_.casefold() in _ORGANISATIONS or subject.ent_type_ == "ORG")
 
 
 def _paraphrases(tok: Any) -> frozenset[str]:
@@ -351,10 +364,14 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
     kinds_of = tuple((t.lemma_.casefold(), name) for t in doc if t.pos_ == "NOUN" for name in names
                      if any(c.dep_ == "compound" and c.i in covered and c.lower_ in name.casefold().split()
                             for c in t.children))
+    scope = _fronted_scope(doc, wh)
     topic = () if names else tuple(dict.fromkeys(
         t.lemma_.casefold() for t in doc if t.pos_ in ("NOUN", "PROPN") and t.i != rel.i and t.tag_ not in _WH
-        and (wh_noun_tok is None or t.i != wh_noun_tok.i) and t.lemma_.casefold() not in _GENERIC and len(t) > 2))
-    qualifiers = _qualifiers(rel, wh, wh_noun_tok, covered, description)
+        and (wh_noun_tok is None or t.i != wh_noun_tok.i) and t.lemma_.casefold() not in _GENERIC and len(t) > 2
+        and t.i not in scope))
+    qualifiers = tuple(dict.fromkeys([*_qualifiers(rel, wh, wh_noun_tok, covered, description), *(
+        doc[i].lemma_.casefold() for i in sorted(scope) if doc[i].pos_ == "NOUN" and i not in covered
+        and len(doc[i]) > 2 and doc[i].lemma_.casefold() not in _GENERIC)]))
     light = (rel.lemma_ in _LIGHT and not any(w in RELATIONS for w in relation)) or any(
         t.lemma_ in _BECOME for t in doc if t.pos_ in ("VERB", "AUX") and t.i < rel.i) or (
         rel.dep_ in ("dobj", "oprd") and rel.head.lemma_ in _LIGHT - {"be"} and not _verb_read_as_object(rel)
@@ -400,6 +417,19 @@ def _role_become(rel: Any) -> Any:
 
 
 _QUALIFYING_EDGES = frozenset({"prep", "advcl", "npadvmod"})
+
+
+def _fronted_scope(doc: Any, wh: Any) -> set[int]:
+    """The tokens of prepositional phrases written before the wh-word: "Under the equipment policy, how often
+    …", "In the 2024 report, how many …". They say where the answer is written (a passage must name them, as
+    a qualifier), not what the answering sentence is about."""
+    out: set[int] = set()
+    for t in doc[:wh.i]:
+        if t.dep_ == "prep" and t.head.i > wh.i:
+            sub = {x.i for x in t.subtree}
+            if max(sub) < wh.i:
+                out |= sub
+    return out
 
 
 def _qualifiers(rel: Any, wh: Any, wh_noun: Any, covered: set[int], description: tuple[int, int] | None
@@ -960,6 +990,24 @@ def _mentions(span: Any, names: Iterable[str]) -> set[int]:
     return out
 
 
+def _first_word_for(s: Parsed, name: str) -> set[int]:
+    """"Kestrel engineers completed 14 visits" in a passage that writes "Kestrel Therapy Systems": a name's first
+    word alone, with no capitalised word either side ("Alan Brackenridge" is a person, not Brackenridge Foods),
+    stands for the whole name where the passage writes the whole name and no other name starting with that word
+    (then "Kestrel" could be either)."""
+    words = norm(name).split()
+    if len(words) < 2 or len(words[0]) < 4 or words[0] in stop_words():
+        return set()
+    raw = f"{s.passage.name}\n{s.passage.text}"
+    runs = {norm(m.group(0)) for m in re.finditer(rf"\b(?i:{re.escape(words[0])})(?:[ -][A-Z][\w&'-]*)+", raw)
+            if m.group(0)[:1].isupper()}
+    whole = " ".join(words)
+    if whole not in runs or any(not (r == whole or r.startswith(whole + " ")) for r in runs):
+        return set()
+    return {t.i for t in s.span if t.lower_ == words[0] and t.text[:1].isupper() and not any(
+        0 <= j < len(t.doc) and t.doc[j].text[:1].isupper() and t.doc[j].pos_ == "PROPN" for j in (t.i - 1, t.i + 1))}
+
+
 def _topic_in(span: Any, words: Sequence[str]) -> set[int]:
     """The tokens writing each of a question's topic nouns ("breakwater", "works", "contract"), or none unless
     every one is written."""
@@ -1254,6 +1302,8 @@ class _Grounding:
                 where = _topic_in(s.span, name.split())
             else:
                 where = _outside_longer_names(s.span, _mentions(s.span, [name]), name)
+                if not where and level == 0:
+                    where = _first_word_for(s, name)
             if not where:
                 where = self._stand_ins_for(s, name)
             if not where and level == 0:

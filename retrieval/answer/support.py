@@ -167,6 +167,7 @@ _NOT_CONSTRAINTS = frozenset({
     "weight", "length", "height", "depth", "width", "size", "volume", "distance", "duration", "quantity", "total",
     # words too general to constrain anything
     "thing", "kind", "type", "part", "one", "lot", "way", "time", "most", "many", "much", "more", "other", "same",
+    "member",  # "a member of staff": the staff say who
     "such", "own", "few", "several", "certain", "which", "what", "whose",
 })
 VALUE_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "QUANTITY", "PERCENT"})
@@ -426,7 +427,7 @@ _HONORIFICS = frozenset(("mr", "mrs", "ms", "miss", "dr", "sir", "dame", "lady",
                          "captain", "capt", "rev"))
 
 
-def _stop_words() -> Collection[str]:
+def stop_words() -> Collection[str]:
     """spaCy's English stop words, imported where they are read, not at the top: `kgrag --help` imports no spaCy
     (after the first call the import is a lookup in sys.modules; no module-level cache)."""
     from spacy.lang.en.stop_words import STOP_WORDS
@@ -448,7 +449,7 @@ def _capitalised_run_before(raw: str, at: int) -> list[str] | None:
         if word.endswith(".") and len(bare) > 1 and bare not in _HONORIFICS:
             break  # a sentence ended there ("… Fairweather. Dr Renwick")
         run.insert(0, bare)
-    while run and run[0] in _stop_words():  # "The", "Our" open a sentence
+    while run and run[0] in stop_words():  # "The", "Our" open a sentence
         run.pop(0)
     return run
 
@@ -459,7 +460,7 @@ def _own_run(run: Sequence[str], parts: Sequence[str]) -> bool:
     Systems"), start with a title ("Dr Marsh"), or are all the name's own words ("Gare de La Roche-sur-Yon" for a
     question's "Are Gare De La Roche-Sur-Yon"); "North Breakwater Renewal" is no mention of the "South Breakwater
     Renewal", nor "Olof Palme" of "Lisbeth Palme"."""
-    middle = [p for p in parts[1:-1] if len(p) > 2 and not p.endswith(".") and p not in _stop_words()]  # not "P."
+    middle = [p for p in parts[1:-1] if len(p) > 2 and not p.endswith(".") and p not in stop_words()]  # not "P."
     return (run[0] == parts[0] and all(p in run for p in middle)) or run[0] in _HONORIFICS or \
         all(w in parts for w in run)
 
