@@ -18,6 +18,8 @@ import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from kgrag.eval.metrics import lost_from
+
 Rule = Callable[[Sequence[str], Sequence[str]], list[str]]
 RULES: dict[str, Rule] = {
     "none": lambda d, b: [],
@@ -58,7 +60,7 @@ def replay(path: Path, tuned: int) -> list[str]:
                 gold = set(qrels[i]["relevant"])
                 ranked = keep(fused[i], rule(dense[i], bm25[i]))
                 recall += len(set(ranked[:5]) & gold) / len(gold)
-                lost += bool((set(dense[i][:5]) & gold) - set(ranked[:5]))
+                lost += lost_from(dense[i], ranked, gold)
             lines.append(f"| {name} | {half} | {recall / len(sel):.3f} | {int(lost)}/{len(sel)} "
                          f"({lost / len(sel):.1%}) |")
     return lines

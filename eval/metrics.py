@@ -34,6 +34,12 @@ def recall_at(ranked: Sequence[str], relevant: set[str], k: int) -> float:
     return len(set(ranked[:k]) & relevant) / len(relevant)
 
 
+def lost_from(baseline: Sequence[str], ranked: Sequence[str], relevant: set[str], k: int = 5) -> bool:
+    """Whether ``ranked`` lacks, in its first ``k``, a relevant item that ``baseline`` had there: what fusion traded
+    away from one of its lists."""
+    return bool((set(baseline[:k]) - set(ranked[:k])) & relevant)
+
+
 def mrr_at(ranked: Sequence[str], relevant: set[str], k: int = 10) -> float:
     for i, u in enumerate(ranked[:k], start=1):
         if u in relevant:

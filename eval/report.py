@@ -14,7 +14,7 @@ from typing import Any
 
 from kgrag.core.errors import InvalidInputError
 from kgrag.core.settings import Settings
-from kgrag.eval.metrics import mean, percentile, retrieval_scores, short_answer_scores
+from kgrag.eval.metrics import lost_from, mean, percentile, retrieval_scores, short_answer_scores
 
 COLUMNS: list[tuple[str, str, str]] = [
     # (key, header, format)
@@ -372,7 +372,7 @@ def dense_loss_lines(results: dict[str, Any], parts: list[tuple[str, list[dict[s
     dense, fused, qrels = runs["dense"], runs["dense+bm25+graph"], results["qrels"]
     out = ["", "Questions where dense+bm25+graph lost a gold passage that dense alone had in its top 5:", ""]
     for part, part_rows in parts:
-        lost = {r["id"]: bool((set(dense[r["id"]][:5]) - set(fused[r["id"]][:5])) & set(qrels[r["id"]]["relevant"]))
+        lost = {r["id"]: lost_from(dense[r["id"]], fused[r["id"]], set(qrels[r["id"]]["relevant"]))
                 for r in part_rows if qrels[r["id"]]["relevant"]}
         cells = [f"all {sum(lost.values())}/{len(lost)} ({sum(lost.values()) / max(len(lost), 1):.1%})"]
         for kind in kinds:

@@ -255,10 +255,13 @@ def _matches(tok: Any, words: frozenset[str]) -> bool:
         return False  # "start" in "start-up" is no relation
     if not (bool(words) and tok.pos_ in ("VERB", "NOUN", "PROPN", "ADJ", "AUX") and bool(_words(tok) & words)):
         return False
-    if tok.lemma_ in ("begin", "start") and "employ" in words and not words & {"found", "open"} and \
-            _an_organisation_begins(tok):
-        return False  # "the business began in 1979" dates a founding, not when anyone joined or started work
-    return not ("found" in words and tok.lemma_ in ("begin", "start") and _an_activity_starts(tok))
+    if tok.lemma_ not in ("begin", "start"):
+        return True
+    if "found" in words:
+        return not _an_activity_starts(tok)
+    if "employ" in words and "open" not in words:
+        return not _an_organisation_begins(tok)  # "the business began in 1979": no one joined or started work
+    return True
 
 
 _ORGANISATIONS = frozenset({"business", "company", "firm", "organisation", "organization", "group", "charity",
@@ -269,23 +272,24 @@ def _an_activity_starts(verb: Any) -> bool:
     """"Works on the breakwater began", "Calder began work": an activity was begun, which dates no founding;
     "the business began in 1979", "Berg started the company" (an organisation, a name or a pronoun begun or
     beginning) does."""
-    def activity(tok: Any) -> bool:
-        return tok.pos_ not in ("PROPN", "PRON") and tok.lemma_.casefold() not in _ORGANISATIONS
-
-    thing = next((c for c in verb.children if c.dep_ == "dobj"), None)
-    if thing is not None:
-        return activity(thing)
-    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    return subject is not None and activity(subject)  # the tagger calls "works" a verb there
+    thing, _ = _begun(verb)  # the tagger calls "works" a verb there, so a subject may be the activity
+    return thing is not None and thing.pos_ not in ("PROPN", "PRON") and thing.lemma_.casefold() not in _ORGANISATIONS
 
 
 def _an_organisation_begins(verb: Any) -> bool:
     """"The business began in 1979", "Harland Shipyards started in 1904": what began is an organisation (a word
     for one, or a name NER calls one), with nothing begun by it."""
-    if any(c.dep_ == "dobj" for c in verb.children):
-        return False
-    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    return subject is not None and (subject.lemma_.casefold() in _ORGANISATIONS or subject.ent_type_ == "ORG")
+    thing, begun_by_it = _begun(verb)
+    return thing is not None and not begun_by_it and (
+        thing.lemma_.casefold() in _ORGANISATIONS or thing.ent_type_ == "ORG")
+
+
+def _begun(verb: Any) -> tuple[Any, bool]:
+    """What a "begin"/"start" is about: its object, if it has one (True), else its subject (False), else None."""
+    thing = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    if thing is not None:
+        return thing, True
+    return next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None), False
 
 
 def _paraphrases(tok: Any) -> frozenset[str]:
