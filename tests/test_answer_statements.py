@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from kgrag.core.models import Embedder
 from kgrag.retrieval.answer import Answer, ExtractiveAnswerer, Passage, complete
-from kgrag.retrieval.answer.statement import embedded_question, read_question, table_lines
+from kgrag.retrieval.answer.statement import description_question, embedded_question, read_question, table_lines
 from kgrag.retrieval.answer.support import check_support, irregular_forms, question_needs
 
 from tests.kg_fixtures import nlp_fixture  # noqa: F401  (the `nlp` fixture)
@@ -660,3 +660,73 @@ def test_an_organisation_that_began_dates_no_one_joining_it(embedder: Embedder, 
 def test_a_member_of_staff_is_asked_about_staff_not_members(nlp: Any) -> None:
     needs = question_needs("What is the most a member of staff can claim for a taxi after midnight?", nlp)
     assert "member" not in {t.lemma for t in needs.terms} and "staff" in {t.lemma for t in needs.terms}
+
+
+def test_work_before_a_move_is_read_only_from_what_a_profile_says_was_earlier(embedder: Embedder, nlp: Any) -> None:
+    """A profile names the present employer beside the earlier one: "before joining X" asks the earlier one,
+    whichever way the profile says it, and never X itself or a place the person merely went to."""
+    profile = ("Staff profile", "Name: Mirela Costa\nRole: Dock engineer\n\nMirela Costa joined Kessock Ports in "
+                                "2019. Before that she spent seven years as a crane driver with Tarran Freight, "
+                                "working mostly on the night shift.")
+    earlier = _ask(embedder, nlp, "Which company did Mirela Costa work for before joining Kessock Ports?", profile)
+    assert earlier.short == "Tarran Freight", earlier.text
+    employed = _ask(embedder, nlp, "Which organisation employed Mirela Costa before she came to Kessock Ports?",
+                    profile)
+    assert employed.short == "Tarran Freight", employed.text
+    previously = ("Staff profile", "Name: Dafydd Rees\nRole: Harbour pilot\n\nDafydd Rees joined Kessock Ports in "
+                                   "2020. He had previously been a mate at Menai Towage, where he trained cadets.")
+    assert _ask(embedder, nlp, "Where did Dafydd Rees work before joining Kessock Ports?", previously).short == \
+        "Menai Towage"
+    moved = ("Staff profile", "Name: Ciara Doyle\nRole: Purser\n\nCiara Doyle joined Kessock Ports in 2020 from "
+                              "Tarran Ferries, where she ran the onboard shop.")
+    assert _ask(embedder, nlp, "Which company did Ciara Doyle work for before joining Kessock Ports?", moved).short \
+        == "Tarran Ferries"
+    present_only = ("Staff profile", "Name: Ines Moura\nRole: Planner\n\nInes Moura works for Kessock Ports at its "
+                                     "Inverness office. She studied logistics at the University of Stirling.")
+    none = _ask(embedder, nlp, "Which company did Ines Moura work for before joining Kessock Ports?", present_only)
+    assert none.short == "", none.text  # the present employer and a university are no earlier employer
+
+
+def test_a_description_whose_clause_is_not_who_plus_verb_is_asked_by_itself_as_a_question(nlp: Any) -> None:
+    """The second hop asks the description by itself: an object relative or a participle must become a question
+    the reader parses, not "Who is the budget line owned by …?"."""
+    def inner(question: str) -> str:
+        asked = read_question(question, nlp, question_needs(question, nlp).entities, irregular_forms(nlp))
+        assert asked is not None
+        return description_question(asked)
+
+    assert inner("How much money is budgeted for the project that the port's Data Lead runs?") == \
+        "Which project does the port's Data Lead run?"
+    assert inner("How much is budgeted for 2026 on the budget line owned by the officer who reported incident "
+                 "KP-2026-011?") == "Which budget line was owned by the officer who reported incident KP-2026-011?"
+    assert inner("Who founded the company that acquired Lumen Robotics?") == "Which company acquired Lumen Robotics?"
+    worked = read_question("Where did the engineer who reported incident KP-2026-011 work before joining the port?",
+                           nlp, question_needs("Where did the engineer who reported incident KP-2026-011 work "
+                                               "before joining the port?", nlp).entities, irregular_forms(nlp))
+    assert worked is not None and worked.relation_text == "work" and worked.earlier == ()
+
+
+def test_a_first_name_read_as_a_noun_is_still_the_person_he_refers_back_to(embedder: Embedder, nlp: Any) -> None:
+    profile = ("Staff profile", "Name: Rhodri Vaughan\nRole: Clinic lead\n\nRhodri came to Kessock Ports in 2021 to "
+                                "open the north depot. He had previously been head mechanic at the Tarran Freight "
+                                "yard, where he trained apprentices.")
+    answer = _ask(embedder, nlp, "Where did Rhodri Vaughan work before joining Kessock Ports?", profile)
+    assert answer.short.startswith("Tarran Freight"), answer.text
+
+
+def test_work_before_a_move_for_a_described_person_is_read_through_the_bridge(embedder: Embedder, nlp: Any) -> None:
+    """The person is named only by what they did ("the engineer who reported incident …"); the earlier employer
+    is a name the description's words also reach, and is still the answer."""
+    plain = ("Incident report", "Reference: KP-IR-2026-003\nReported by: Mirela Costa, dock engineer\n\nA crane "
+                                "brake slipped during a lift at the north depot.")
+    listed = ("Incident report", "# Incident report\n\n- **Reference:** KP-IR-2026-003\n- **Reported by:** Mirela "
+                                 "Costa, dock engineer\n\nA crane brake slipped during a lift at the north depot.")
+    profile = ("Staff profile", "Name: Mirela Costa\nRole: Dock engineer\n\nMirela, a specialist in cranes, joined "
+                                "Kessock Ports in 2019. Before that she spent seven years at Tarran Freight, where "
+                                "she worked mainly on the night shift.")
+    for question, report in (
+            ("Where did the engineer who reported incident KP-IR-2026-003 work before joining the port?", plain),
+            ("Which company employed the person who reported incident KP-IR-2026-003 before they joined Kessock "
+             "Ports?", listed)):
+        answer = _ask(embedder, nlp, question, report, profile)
+        assert answer.short == "Tarran Freight", (question, answer.text)

@@ -107,9 +107,10 @@ _CODE = re.compile(r"^(?=[A-Za-z0-9./-]*\d)(?=[A-Za-z0-9./-]*[A-Za-z])[A-Za-z0-9
 """An identifier ("NW-7731-X", "AB-2025-007"): letters and digits joined by dashes, dots or slashes."""
 
 
-FIELD = re.compile(r"^\W{0,3}(?P<key>[A-Z][A-Za-z /&'()-]{1,40}?)\**\s*:\s*\**\s*(?P<value>[^\s:].{0,300}?)\s*$")
-"""A field line of a record ("Project code: PR-2025-009", "**Role:** Harbour Director"): its key names the
-relation, its value is the answer, and the document the line is in is what it is about."""
+FIELD = re.compile(r"^\W{0,4}(?P<key>[A-Z][A-Za-z /&'()-]{1,40}?)\**\s*:\s*\**\s*(?P<value>[^\s:].{0,300}?)\s*$")
+"""A field line of a record ("Project code: PR-2025-009", "**Role:** Harbour Director", a list's "- **Reported
+by:** Maria Santos"): its key names the relation, its value is the answer, and the document the line is in is
+what it is about."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +155,14 @@ class Asked:
     does the contractor pay for every day the works overrun the completion date?"): a sentence stating the
     relation without any of them states another amount ("budget: 2400000")."""
     role_kind: tuple[str, ...] = ()
+    inner: str = ""
+    """The description asked by itself where the relative pronoun is not its clause's subject ("Which project
+    does the Digital Systems Lead run?" for "the project that the Digital Systems Lead runs", "Which budget line
+    was owned by …?" for "the budget line owned by …"); "" where description_question's plain rewrite fits."""
+    earlier: tuple[str, ...] | None = None
+    """For a question about work done before joining somewhere ("which company did she work for before
+    joining the agency?", "where did he work previously?"): the names the "before" phrase writes, which are
+    where the person went, not the answer. None for any other question."""
     """The nouns that say which role a role noun asks about ("account" in "who is our account manager"): a
     "Clinic lead" or an "Operations manager" is another role."""
 
@@ -178,12 +187,40 @@ def description_question(asked: Asked) -> str:
     text = asked.description_text
     if not text:
         return ""
+    if asked.inner:
+        return asked.inner
     m = _RELATIVE.match(text)
     if m is None:
         return f"Who is {text}?"  # read_question reads "who" as a doer or a name: both fit a bridge
     if m["rel"].casefold() == "who":
         return f"Who {m['rest']}?"
     return f"Which {m['noun']} {m['rest']}?"
+
+
+def _inner_question(doc: Any, description: tuple[int, int] | None) -> str:
+    """The question a described subject asks by itself when its clause is not "who/that + verb": an object
+    relative ("the project that the agency's Digital Systems Lead runs") or a participle ("the work done by
+    the Grimsby-based contractor"). A rewrite that reads well is one the question reader parses right."""
+    span = None if description is None else doc.char_span(*description, alignment_mode="expand")
+    if span is None:
+        return ""
+    clause = next((c for c in span if c.dep_ in ("relcl", "acl") and c.pos_ in ("VERB", "AUX")
+                   and span.start <= c.head.i < c.i), None)  # the first clause: the parse's span root may be a
+    if clause is None:                                         # stray identifier piece
+        return ""
+    start = span.start + (1 if doc[span.start].lower_ in ("the", "a", "an") else 0)
+    pronoun = next((c for c in clause.children if c.tag_ in ("WDT", "WP")), None)
+    noun = doc[start:pronoun.i if pronoun is not None else clause.left_edge.i].text.strip()
+    rest = doc[clause.i + 1:span.end].text
+    if pronoun is None and clause.dep_ == "acl" and clause.tag_ == "VBN" and noun:
+        return f"Which {noun} was {clause.text} {rest}?".replace(" ?", "?")
+    subject = next((c for c in clause.children if c.dep_ == "nsubj"), None)
+    if pronoun is None or pronoun.dep_ != "dobj" or subject is None or not noun or \
+            clause.tag_ not in ("VBD", "VBZ", "VBP"):
+        return ""
+    do = "did" if clause.tag_ == "VBD" else "does"
+    who = doc[subject.left_edge.i:subject.right_edge.i + 1].text
+    return f"Which {noun} {do} {who} {clause.lemma_} {rest}?".replace(" ?", "?")
 
 
 def with_bridge(asked: Asked, bridge: str) -> str:
@@ -380,10 +417,47 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
         t.lemma_ in _BECOME for t in doc if t.pos_ in ("VERB", "AUX") and t.i < rel.i) or (
         rel.dep_ in ("dobj", "oprd") and rel.head.lemma_ in _LIGHT - {"be"} and not _verb_read_as_object(rel)
     )  # "held that post", "took the job"
+    earlier = _earlier_than(doc, rel, relation, names) if kind is None or kind.labels & {"ORG", "GPE", "LOC", "FAC"} \
+        else None  # "how long had he worked in surveying before he came?" asks a duration
+    if earlier:
+        names = tuple(n for n in names if n not in earlier)
+    cut = None if earlier is None or description is None else next(
+        (t.idx for t in doc if t.lower_ == "before" and description[0] < t.idx < description[1]), None)
+    if cut is not None and description is not None:  # "the person who reported X before they joined Y": the
+        description = (description[0], len(question[:cut].rstrip()))  # move is the question's, not the person's
     return Asked(question, kind, role, relation, rel.text, wh_noun_tok.lemma_.casefold() if wh_noun_tok else "",
                  tuple(names), heads, cues, kinds_of, topic, embedded_question(doc, irregular, rel.i), description,
                  light, role_taken is not None, qualifiers,
-                 role_kind=_role_kind(rel, covered) if kind is not None and "PERSON" in kind.labels else ())
+                 role_kind=_role_kind(rel, covered) if kind is not None and "PERSON" in kind.labels else (),
+                 inner=_inner_question(doc, description), earlier=earlier)
+
+
+_MOVES = frozenset({"join", "come", "move", "arrive", "start", "transfer", "return"})
+"""What a "before" phrase says a person did when it asks where they worked until then ("before joining …")."""
+
+_PREVIOUSLY = frozenset({"previously", "formerly", "previous", "former", "earlier", "prior"})
+"""Words that put a statement of work before the present post ("had previously been head physiotherapist at")."""
+
+
+def _earlier_than(doc: Any, rel: Any, relation: frozenset[str], names: Sequence[str]) -> tuple[str, ...] | None:
+    """The names of the "before" phrase of a question asking where someone worked before a move ("before he
+    came to Fellgate", "before joining the agency"), () for "previously", None when the question asks no such
+    thing. A profile says the present post and the earlier one in one breath, so the earlier employer must be
+    read as earlier, and the place joined is never the answer. A date ("before 2019") is another question."""
+    if rel.lemma_.casefold() not in ("work", "employ", "employer") or not {"work", "employ"} <= relation:
+        return None  # not "how many staff did it have before the merger?", "when did she join, before …?"
+    if any(t.lower_ in _PREVIOUSLY for t in doc):
+        return ()
+    before = next((t for t in doc if t.lower_ == "before" and t.dep_ in ("prep", "mark")), None)
+    if before is None or (before.dep_ == "mark" and before.head.i == rel.i):
+        return None
+    phrase = list(before.subtree) if before.dep_ == "prep" else list(before.head.subtree)
+    moved = [t for t in phrase if t.pos_ in ("VERB", "AUX") and t.lemma_ in _MOVES]
+    named = [t for t in phrase if t.dep_ == "pobj" and (t.pos_ == "PROPN" or t.ent_type_ in ("ORG", "GPE"))]
+    if not (moved or named) or any(t.like_num or t.ent_type_ in ("DATE", "TIME") for t in phrase):
+        return None  # "before 2019", "before the merger": another question
+    where = {t.i for t in phrase}
+    return tuple(n for n in names if any(t.i in where for t in _find(doc, n)))
 
 
 def _role_kind(rel: Any, covered: set[int]) -> tuple[str, ...]:
@@ -493,17 +567,19 @@ def _relation_word(doc: Any, wh: Any, wh_noun: Any, covered: set[int]) -> Any:
             return last  # "… the Zurich office study?": the verb ends the question, whatever the parse says
         after = [t for t in words if t.i > aux.i + 1 and t.i not in covered and t.pos_ in ("VERB", "NOUN")
                  and t.lemma_ not in _LIGHT and not any(c.dep_ in ("det", "poss") for c in t.children)]
-        known = [t for t in after if t.lemma_.casefold() in RELATIONS or t.lower_ in RELATIONS]
+        known = sorted((t for t in after if t.lemma_.casefold() in RELATIONS or t.lower_ in RELATIONS),
+                       key=_describes_a_noun)  # "did the physiotherapist who reported … work": "work"
         if known:
             return known[0]
         if after and after[-1].i == words[-1].i:
             return after[-1]
     last = words[-1] if words else None
-    if aux is not None and last is not None and last.i not in covered and last.pos_ == "VERB" and \
-            last.lemma_ not in _LIGHT and not _subordinate(last):  # not "after the mislabelling", "after Kiln 3
-        # failed"
-        return last
     root = next((t for t in doc if t.dep_ == "ROOT"), doc[0])
+    if aux is not None and last is not None and last.i not in covered and last.pos_ == "VERB" and \
+            last.lemma_ not in _LIGHT and not _subordinate(last) and not (
+            _describes_a_noun(last) and root.pos_ == "VERB" and root.lemma_ not in _LIGHT):
+        return last  # not "after the mislabelling", "after Kiln 3 failed", nor "runs" in "how much is budgeted
+        # for the project that the Digital Systems Lead runs?"
     if root.lemma_ not in _LIGHT and root.pos_ == "VERB":
         return root
     stated = next((w for c in root.children if c.dep_ in ("prep", "acomp") for w in (c, *c.children)
@@ -528,6 +604,13 @@ def _relation_word(doc: Any, wh: Any, wh_noun: Any, covered: set[int]) -> Any:
         return nouns[0]
     verbs = [t for t in doc if t.pos_ == "VERB" and t.lemma_ not in _LIGHT and t.i not in covered]
     return verbs[0] if verbs else root
+
+
+def _describes_a_noun(verb: Any) -> bool:
+    """The verb of a relative clause ("the physiotherapist who reported …", "the project that … runs"): it
+    describes the subject, the question asks another relation."""
+    return verb.dep_ == "relcl" or any(c.tag_ in ("WP", "WDT") and c.dep_ in ("nsubj", "nsubjpass", "dobj")
+                                       for c in verb.children)
 
 
 _CATENATIVE = frozenset({"suppose", "plan", "expect", "schedule", "due", "intend", "mean", "require", "allow",
@@ -1076,8 +1159,26 @@ class _Discourse:
                 if cand.root.dep_ in ("nsubj", "nsubjpass") or (cand.root.dep_ in ("appos", "compound")
                                                                  and cand.root.head.dep_ in ("nsubj", "nsubjpass")):
                     out.append((cand.text, cand.label == "PERSON"))
+            if not any(person for _, person in out):
+                out = [*self._first_name_subject(i), *out]
             self._subjects[i] = out
         return self._subjects[i]
+
+    def _first_name_subject(self, i: int) -> list[tuple[str, bool]]:
+        """"Rhys came to Fellgate in 2021": a first name the small tagger reads as a common noun (or NER as a
+        place) is the person its passage names in full elsewhere ("Name: Rhys Okafor"), so the next sentence's
+        "he" is him."""
+        subject = next((t for t in self.sentences[i].span if t.dep_ in ("nsubj", "nsubjpass")), None)
+        if subject is None or not subject.is_title or subject.lower_ in _PRONOUNS or subject.pos_ == "PRON":
+            return []
+        number = self.sentences[i].passage.number
+        for j, other in enumerate(self.sentences):
+            if j == i or other.passage.number != number:
+                continue
+            for cand in candidates(other.span):
+                if cand.label in ("PERSON", "") and cand.text.split()[0] == subject.text and " " in cand.text:
+                    return [(cand.text, True)]
+        return []
 
     def antecedent(self, i: int, tok: Any, *, fallback: bool = True) -> str:
         """The name ``tok`` (a pronoun or definite noun in sentence ``i``) stands for, or "". NER's labels are
@@ -1306,7 +1407,7 @@ class _Grounding:
                 where = _topic_in(s.span, name.split())
             else:
                 where = _outside_longer_names(s.span, _mentions(s.span, [name]), name)
-                if not where and level == 0:
+                if not where:  # a bridge too: "Tomasz studied medicine in Kraków" on his profile
                     where = _first_word_for(s, name)
             if not where:
                 where = self._stand_ins_for(s, name)
@@ -1333,6 +1434,9 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
     ranking), or why there is none."""
     discourse = _Discourse(sentences)
     grounding = _Grounding(asked, sentences, max_depth=2 if asked.described else 0, discourse=discourse)
+    earlier = None if asked.earlier is None else _earlier_employer(asked, sentences, order, grounding)
+    if earlier is not None:  # the present employer is written beside the earlier one: what says "before" first
+        return Outcome(earlier)
     found: list[tuple[int, int, bool, int, Statement]] = []
     told: set[int] = set()
     about: list[int] = []
@@ -1385,6 +1489,8 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
                 if miss is not None:
                     about.append(i)
                     near.append((i, *miss))
+    joined = [norm(n) for n in asked.earlier or ()]
+    found = [f for f in found if not any(_same_thing(norm(f[4].answer), n) for n in joined)]  # where they went
     if found:
         return Outcome(min(found, key=lambda f: f[:4])[4])
     titled = _code_of_described_document(asked, sentences, order) or _code_after_noun(asked, sentences, order,
@@ -1400,6 +1506,83 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
         value, verb = near[0][1], near[0][2]
         reason += f": {value} is given for “{verb}”, not “{asked.relation_text}”"
     return Outcome(None, reason + ".")
+
+
+_WORKED_AS = frozenset({"work", "spend", "be", "serve", "run", "manage", "lead", "head", "employ", "join", "hold",
+                        "practise", "practice"})
+"""The verbs a profile says earlier work with: "spent six years as a deck officer with", "had been head
+physiotherapist at", "ran facilities for"."""
+
+
+def _earlier_employer(asked: Asked, sentences: Sequence[Parsed], order: Sequence[int], grounding: _Grounding
+                      ) -> Statement | None:
+    """Where the person worked before the move the question names: a sentence about them that says it is about
+    earlier work ("before that", "previously", "having spent") and names an organisation at, with or for which
+    they worked, outside its own "before" phrase ("before joining Brackenridge"); or one that says where the move
+    came from ("joined the agency from Tarran Freight"). None leaves the question to the plain reading."""
+    joined = {norm(n) for n in asked.earlier or ()}
+    found: list[tuple[int, int, Statement]] = []
+    for rank, i in enumerate(order):
+        s = sentences[i]
+        known = grounding.known_in(s)
+        if known is None or known[0] in joined:
+            continue
+        name, where = known
+        before = _before_phrases(s.span)
+        earlier = _says_earlier(s.span)
+        for cand in candidates(s.span):
+            key = norm(cand.text)
+            if cand.label in VALUE_LABELS or cand.tokens & (where | before) or key in joined or key == name or \
+                    grounding.depth.get(key) == 0:
+                continue
+            if (earlier and _worked_at(cand)) or _moved_from(cand):
+                found.append((grounding.depth[name], rank, Statement(cand.text, i, grounding.via[name],
+                                                                     grounding.depth[name])))
+                break
+    return min(found, key=lambda f: f[:2])[2] if found else None
+
+
+def _says_earlier(span: Any) -> bool:
+    return any(t.lower_ in _PREVIOUSLY or t.lower_ == "before" or (
+        t.lower_ in ("had", "having") and t.dep_ == "aux" and t.head.tag_ == "VBN") for t in span)
+
+
+def _before_phrases(span: Any) -> set[int]:
+    """The tokens of the sentence's "before" phrases: "before joining Brackenridge" names the later post."""
+    out: set[int] = set()
+    for t in span:
+        if t.lower_ != "before":
+            continue
+        if t.dep_ == "prep":
+            out |= {d.i for d in t.subtree}
+        elif t.dep_ == "mark" and t.head.dep_ != "ROOT":
+            out |= {d.i for d in t.head.subtree}
+    return out
+
+
+def _moved_from(cand: _Candidate) -> bool:
+    """"joined the agency in 2014 from Tarran Freight", "came to Fellgate from the Kelso clinic": where a move
+    started is where the person worked until then."""
+    root = cand.root
+    while root.dep_ == "compound" and root.head.pos_ in ("NOUN", "PROPN"):
+        root = root.head
+    return root.dep_ == "pobj" and root.head.lower_ == "from" and root.head.head.lemma_ in _MOVES
+
+
+def _worked_at(cand: _Candidate) -> bool:
+    """The candidate is what someone worked at, with or for: the object of such a preposition that hangs on a
+    verb of work, directly or through the post ("as a deck officer with Orrin Dredging")."""
+    root = cand.root
+    while root.dep_ == "compound" and root.head.pos_ in ("NOUN", "PROPN"):
+        root = root.head  # "at the Tarran Freight yard"
+    if root.dep_ != "pobj" or root.head.lower_ not in ("at", "with", "for"):
+        return False
+    x = root.head.head
+    for _ in range(4):
+        if x.pos_ in ("VERB", "AUX") or x.head.i == x.i:
+            break
+        x = x.head
+    return x.pos_ in ("VERB", "AUX") and x.lemma_ in _WORKED_AS
 
 
 _SPOUSES = frozenset({"husband", "wife"})
