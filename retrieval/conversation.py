@@ -82,6 +82,7 @@ _POSSESSIVE = frozenset({"his", "its", "their", "hers"})
 _PERSONAL = frozenset({"he", "him", "his", "she", "her", "hers"})
 _ELLIPSIS = re.compile(r"^\s*(?:and|what about|how about|and what about)\s+(?P<subject>[^?]+?)\s*\??\s*$",
                        re.IGNORECASE)
+_WH_START = re.compile(r"^(?:how|what|which|who|whom|whose|when|where|why)\b", re.IGNORECASE)
 _SOURCES = re.compile(r"\n+Sources:\n.*\Z", re.DOTALL)
 _CITATION = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")
 
@@ -119,6 +120,8 @@ def resolve_offline(question: str, earlier: Sequence[Turn], nlp: Any) -> tuple[s
     ("And Polar Cells?"), the previous question with its subject swapped; and what was replaced."""
     ellipsis = _ELLIPSIS.match(question)
     previous = next((t.text for t in reversed(earlier) if t.role == "user"), "")
+    if ellipsis is not None and _WH_START.match(ellipsis["subject"]):
+        ellipsis = None  # "And how many of them had arrived?" is a question of its own, not "And Polar Cells?"
     if ellipsis is not None and previous:
         subject = ellipsis["subject"].strip()
         named = question_needs(previous, nlp).entities
@@ -129,6 +132,7 @@ def resolve_offline(question: str, earlier: Sequence[Turn], nlp: Any) -> tuple[s
             if swapped != previous:
                 return swapped, {old: subject}
     entities = _entities(earlier, nlp)
+    counted = _counted(previous, nlp)
     doc = nlp(question)
     own = {e.text.casefold() for e in doc.ents}
     out: list[str] = []
@@ -150,6 +154,10 @@ def resolve_offline(question: str, earlier: Sequence[Turn], nlp: Any) -> tuple[s
                 skip.add(noun.i)
                 continue
         name = None
+        if counted and word == "them" and tok.head.lower_ == "of":  # partitive: the counted set, not a name
+            out.append(counted + tok.whitespace_)  # "how many of them had arrived?" after "how many sensors …"
+            resolved[tok.text] = counted
+            continue
         if kinds is not None:
             name = next((n for n, label in entities if label in kinds and n.casefold() not in own), None)
             if name is None:
@@ -166,6 +174,19 @@ def resolve_offline(question: str, earlier: Sequence[Turn], nlp: Any) -> tuple[s
         out.append((f"{name}'s" if possessive else ("in " + name if word == "there" else name)) + tok.whitespace_)
         resolved[tok.text] = name
     return ("".join(out) if resolved else question), resolved
+
+
+def _counted(question: str, nlp: Any) -> str:
+    """What an earlier "how many …" question counted, as "the gait sensors": what a plural pronoun of the next
+    question means ("and how many of them had arrived by 9 May?"), as no name can."""
+    if not question or not re.match(r"^\s*how many\b", question, re.IGNORECASE):
+        return ""
+    doc = nlp(question)
+    many = next((t for t in doc if t.lower_ == "many"), None)
+    noun = None if many is None else many.head
+    if noun is None or noun.pos_ != "NOUN" or noun.i < many.i:
+        return ""
+    return "the " + doc[many.i + 1:noun.i + 1].text
 
 
 def _demonstrated(tok: Any) -> Any:

@@ -681,6 +681,10 @@ def test_work_before_a_move_is_read_only_from_what_a_profile_says_was_earlier(em
                               "Tarran Ferries, where she ran the onboard shop.")
     assert _ask(embedder, nlp, "Which company did Ciara Doyle work for before joining Kessock Ports?", moved).short \
         == "Tarran Ferries"
+    after = ("Team page", "- **Owain Pryse** – night fitter. Owain joined us in 2017 after five years as a welder "
+                          "with Menai Towage in Bangor.")
+    assert _ask(embedder, nlp, "Which company employed Owain Pryse before he joined Kessock Ports?", after).short \
+        == "Menai Towage"
     present_only = ("Staff profile", "Name: Ines Moura\nRole: Planner\n\nInes Moura works for Kessock Ports at its "
                                      "Inverness office. She studied logistics at the University of Stirling.")
     none = _ask(embedder, nlp, "Which company did Ines Moura work for before joining Kessock Ports?", present_only)
@@ -730,3 +734,10 @@ def test_work_before_a_move_for_a_described_person_is_read_through_the_bridge(em
              "Ports?", listed)):
         answer = _ask(embedder, nlp, question, report, profile)
         assert answer.short == "Tarran Freight", (question, answer.text)
+
+
+def test_how_many_of_them_is_the_part_not_the_whole_it_is_taken_from(embedder: Embedder, nlp: Any) -> None:
+    minutes = ("Minutes, 4 June", "Iwan reported that of the 8 survey buoys bought from Kessock Marine, 5 had been "
+                                  "delivered by 30 May; the other 3 are expected in July.")
+    answer = _ask(embedder, nlp, "How many of the survey buoys had arrived by 30 May?", minutes)
+    assert answer.short == "5", answer.text

@@ -46,3 +46,15 @@ def test_a_demonstrative_noun_stands_for_the_earlier_name_or_role_of_its_kind(
     assert resolved
     # a "that" that points at no kind of thing is left as the user wrote it
     assert resolve_offline("Is that right?", turns, nlp) == ("Is that right?", {})
+
+
+def test_a_follow_up_question_opening_with_and_is_no_ellipsis_and_of_them_is_what_was_counted(nlp: Any) -> None:
+    """"And how many of them had arrived?" is a question of its own: pasting it into the earlier question as if it
+    were a name ("… for the how many of them had arrived to Run project") made it unanswerable."""
+    earlier = [Turn("user", "How many survey buoys were bought for the Tern project?"),
+               Turn("assistant", "8 survey buoys were bought from Kessock Marine.")]
+    question, resolved = resolve_offline("And how many of them had been deployed by June?", earlier, nlp)
+    assert question == "And how many of the survey buoys had been deployed by June?", question
+    assert resolved == {"them": "the survey buoys"}
+    swapped, _ = resolve_offline("And Polar Cells?", [Turn("user", "Who founded Lumen Robotics?")], nlp)
+    assert swapped == "Who founded Polar Cells?"

@@ -50,7 +50,7 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
     ("die", "death", "dead"),
     ("buy", "bought", "acquire", "acquisition", "purchase", "take", "takeover", "pay", "sell", "sold"),
     ("fund", "funding", "funder", "finance", "pay", "sponsor", "grant", "donor", "back", "support", "money"),
-    ("supply", "supplier", "provide", "provider", "vendor", "deliver", "source", "come"),
+    ("supply", "supplier", "provide", "provider", "vendor", "deliver", "source", "come", "arrive"),
     ("study", "educate", "education", "graduate", "attend", "train", "degree", "student", "alumnus"),
     ("work", "employ", "employee", "employer", "job", "join", "staff", "serve", "hire", "workforce", "people",
      "begin", "start"),
@@ -1543,8 +1543,11 @@ def _earlier_employer(asked: Asked, sentences: Sequence[Parsed], order: Sequence
 
 
 def _says_earlier(span: Any) -> bool:
+    """"Before that", "previously", "had been", "having spent", or a move "after six years as …": the sentence is
+    about work before the present post."""
     return any(t.lower_ in _PREVIOUSLY or t.lower_ == "before" or (
-        t.lower_ in ("had", "having") and t.dep_ == "aux" and t.head.tag_ == "VBN") for t in span)
+        t.lower_ in ("had", "having") and t.dep_ == "aux" and t.head.tag_ == "VBN") or (
+        t.lower_ == "after" and t.dep_ == "prep" and t.head.lemma_ in _MOVES) for t in span)
 
 
 def _before_phrases(span: Any) -> set[int]:
@@ -1895,6 +1898,9 @@ def _describes(span: Any, asked: Asked, rels: Sequence[Any]) -> bool:
     return any(_matches(t, asked.heads) for t in span if t.i not in rel_ids)
 
 
+_PARTITIVE = re.compile(r"\bhow (?:many|much) of\b", re.IGNORECASE)
+
+
 def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = None) -> str:
     """The answer hanging on ``rel`` in the slot the question asks, or "". A pronoun or "the yard" in the
     slot answers by the name it stands for (``antecedent``)."""
@@ -1920,6 +1926,13 @@ def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = 
             continue
         if asked.role == "count" and asked.wh_noun and not _counts(cand, asked.wh_noun, span):
             continue
+        if asked.role == "count" and _PARTITIVE.search(asked.question) and cand.root.dep_ == "nummod" and \
+                cand.root.head.dep_ == "pobj" and cand.root.head.head.lower_ == "of":
+            continue  # "how many of them had arrived?": "of the 12 sensors ordered, 9 had been delivered" — 12 is
+            # the whole the question takes its part of
+        if asked.role == "count" and cand.root.head.i != cand.root.i and cand.root.head.pos_ == "PROPN" and \
+                _CALENDAR.fullmatch(cand.root.head.text):
+            continue  # "by 30 May": a day of a month counts nothing
         own = asked.kind is None or cand.label in asked.kind.labels or cand.label == "CODE"
         picked.append((hit[0], not own, min(cand.tokens), cand))
     if not picked and antecedent is not None and asked.role in ("subject", "object") and asked.kind is not None:
