@@ -419,17 +419,23 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
     )  # "held that post", "took the job"
     earlier = _earlier_than(doc, rel, relation, names) if kind is None or kind.labels & {"ORG", "GPE", "LOC", "FAC"} \
         else None  # "how long had he worked in surveying before he came?" asks a duration
-    if earlier:
-        names = tuple(n for n in names if n not in earlier)
-    cut = None if earlier is None or description is None else next(
-        (t.idx for t in doc if t.lower_ == "before" and description[0] < t.idx < description[1]), None)
-    if cut is not None and description is not None:  # "the person who reported X before they joined Y": the
-        description = (description[0], len(question[:cut].rstrip()))  # move is the question's, not the person's
+    if earlier is not None:
+        names, description = tuple(n for n in names if n not in earlier), _before_cut(doc, description)
     return Asked(question, kind, role, relation, rel.text, wh_noun_tok.lemma_.casefold() if wh_noun_tok else "",
                  tuple(names), heads, cues, kinds_of, topic, embedded_question(doc, irregular, rel.i), description,
                  light, role_taken is not None, qualifiers,
                  role_kind=_role_kind(rel, covered) if kind is not None and "PERSON" in kind.labels else (),
                  inner=_inner_question(doc, description), earlier=earlier)
+
+
+def _before_cut(doc: Any, description: tuple[int, int] | None) -> tuple[int, int] | None:
+    """The description without its "before" clause: in "the person who reported X before they joined Y" the
+    move is the question's, not what describes the person."""
+    cut = None if description is None else next(
+        (t.idx for t in doc if t.lower_ == "before" and description[0] < t.idx < description[1]), None)
+    if cut is None or description is None:
+        return description
+    return description[0], len(doc.text[:cut].rstrip())
 
 
 _MOVES = frozenset({"join", "come", "move", "arrive", "start", "transfer", "return"})
