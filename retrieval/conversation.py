@@ -132,7 +132,7 @@ def resolve_offline(question: str, earlier: Sequence[Turn], nlp: Any) -> tuple[s
             if swapped != previous:
                 return swapped, {old: subject}
     entities = _entities(earlier, nlp)
-    counted = _counted(previous, nlp)
+    counted: str | None = None  # parsed from the earlier question only for a partitive "of them"
     doc = nlp(question)
     own = {e.text.casefold() for e in doc.ents}
     out: list[str] = []
@@ -154,10 +154,12 @@ def resolve_offline(question: str, earlier: Sequence[Turn], nlp: Any) -> tuple[s
                 skip.add(noun.i)
                 continue
         name = None
-        if counted and word == "them" and tok.head.lower_ == "of":  # partitive: the counted set, not a name
-            out.append(counted + tok.whitespace_)  # "how many of them had arrived?" after "how many sensors …"
-            resolved[tok.text] = counted
-            continue
+        if word == "them" and tok.head.lower_ == "of":  # partitive: the counted set, not a name
+            counted = _counted(previous, nlp) if counted is None else counted
+            if counted:
+                out.append(counted + tok.whitespace_)  # "how many of them had arrived?" after "how many sensors …"
+                resolved[tok.text] = counted
+                continue
         if kinds is not None:
             name = next((n for n, label in entities if label in kinds and n.casefold() not in own), None)
             if name is None:

@@ -155,6 +155,8 @@ class Asked:
     does the contractor pay for every day the works overrun the completion date?"): a sentence stating the
     relation without any of them states another amount ("budget: 2400000")."""
     role_kind: tuple[str, ...] = ()
+    """The nouns that say which role a role noun asks about ("account" in "who is our account manager"): a
+    "Clinic lead" or an "Operations manager" is another role."""
     inner: str = ""
     """The description asked by itself where the relative pronoun is not its clause's subject ("Which project
     does the Digital Systems Lead run?" for "the project that the Digital Systems Lead runs", "Which budget line
@@ -163,8 +165,6 @@ class Asked:
     """For a question about work done before joining somewhere ("which company did she work for before
     joining the agency?", "where did he work previously?"): the names the "before" phrase writes, which are
     where the person went, not the answer. None for any other question."""
-    """The nouns that say which role a role noun asks about ("account" in "who is our account manager"): a
-    "Clinic lead" or an "Operations manager" is another role."""
 
     @property
     def described(self) -> bool:
@@ -457,7 +457,7 @@ def _earlier_than(doc: Any, rel: Any, relation: frozenset[str], names: Sequence[
     before = next((t for t in doc if t.lower_ == "before" and t.dep_ in ("prep", "mark")), None)
     if before is None or (before.dep_ == "mark" and before.head.i == rel.i):
         return None
-    phrase = list(before.subtree) if before.dep_ == "prep" else list(before.head.subtree)
+    phrase = _before_phrase(before)
     moved = [t for t in phrase if t.pos_ in ("VERB", "AUX") and t.lemma_ in _MOVES]
     named = [t for t in phrase if t.dep_ == "pobj" and (t.pos_ == "PROPN" or t.ent_type_ in ("ORG", "GPE"))]
     if not (moved or named) or any(t.like_num or t.ent_type_ in ("DATE", "TIME") for t in phrase):
@@ -1557,33 +1557,39 @@ def _says_earlier(span: Any) -> bool:
 
 
 def _before_phrases(span: Any) -> set[int]:
-    """The tokens of the sentence's "before" phrases: "before joining Brackenridge" names the later post."""
-    out: set[int] = set()
-    for t in span:
-        if t.lower_ != "before":
-            continue
-        if t.dep_ == "prep":
-            out |= {d.i for d in t.subtree}
-        elif t.dep_ == "mark" and t.head.dep_ != "ROOT":
-            out |= {d.i for d in t.head.subtree}
-    return out
+    """The tokens of the sentence's "before" phrases: "before joining Brackenridge" names the later post. A
+    "before" marking the main clause itself leaves the sentence whole."""
+    return {d.i for t in span if t.lower_ == "before" and (t.dep_ == "prep" or (t.dep_ == "mark" and
+                                                                                t.head.dep_ != "ROOT"))
+            for d in _before_phrase(t)}
+
+
+def _before_phrase(before: Any) -> list[Any]:
+    """What a "before" introduces: its prepositional phrase ("before joining the agency"), or the clause it
+    marks ("before he came to Fellgate")."""
+    return list(before.subtree) if before.dep_ == "prep" else list(before.head.subtree)
+
+
+def _phrase_head(cand: _Candidate) -> Any:
+    """The noun a name modifies, where it is one ("yard" in "at the Tarran Freight yard"), else the name's root:
+    what a preposition takes."""
+    root = cand.root
+    while root.dep_ == "compound" and root.head.pos_ in ("NOUN", "PROPN"):
+        root = root.head
+    return root
 
 
 def _moved_from(cand: _Candidate) -> bool:
     """"joined the agency in 2014 from Tarran Freight", "came to Fellgate from the Kelso clinic": where a move
     started is where the person worked until then."""
-    root = cand.root
-    while root.dep_ == "compound" and root.head.pos_ in ("NOUN", "PROPN"):
-        root = root.head
+    root = _phrase_head(cand)
     return root.dep_ == "pobj" and root.head.lower_ == "from" and root.head.head.lemma_ in _MOVES
 
 
 def _worked_at(cand: _Candidate) -> bool:
     """The candidate is what someone worked at, with or for: the object of such a preposition that hangs on a
     verb of work, directly or through the post ("as a deck officer with Orrin Dredging")."""
-    root = cand.root
-    while root.dep_ == "compound" and root.head.pos_ in ("NOUN", "PROPN"):
-        root = root.head  # "at the Tarran Freight yard"
+    root = _phrase_head(cand)
     if root.dep_ != "pobj" or root.head.lower_ not in ("at", "with", "for"):
         return False
     x = root.head.head
@@ -1916,6 +1922,7 @@ def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = 
     reach = _reach(rel, _MAX_LINKS)
     if not any(i in reach for i in about) and not _reaches(rel, about):
         return ""  # the relation in this sentence is about something else
+    partitive = asked.role == "count" and _PARTITIVE.search(asked.question) is not None
     picked: list[tuple[bool, int, int, _Candidate]] = []
     for cand in [*_numbered(span, asked.wh_noun), *candidates(span)]:  # "Berth 7" before "Berth" alone
         if cand.tokens & about or rel.i in cand.tokens:
@@ -1932,7 +1939,7 @@ def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = 
             continue
         if asked.role == "count" and asked.wh_noun and not _counts(cand, asked.wh_noun, span):
             continue
-        if asked.role == "count" and _PARTITIVE.search(asked.question) and cand.root.dep_ == "nummod" and \
+        if partitive and cand.root.dep_ == "nummod" and \
                 cand.root.head.dep_ == "pobj" and cand.root.head.head.lower_ == "of":
             continue  # "how many of them had arrived?": "of the 12 sensors ordered, 9 had been delivered" — 12 is
             # the whole the question takes its part of
