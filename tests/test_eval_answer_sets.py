@@ -28,7 +28,7 @@ from tests.kg_fixtures import nlp_fixture  # noqa: F401  (the `nlp` fixture)
 
 GOLDEN = Path(__file__).resolve().parent.parent / "eval" / "golden"
 ANSWER_SETS = [GOLDEN / "examples-answers.json", GOLDEN / "harbour_agency.json", GOLDEN / "company_wiki.json",
-               GOLDEN / "clinic_network.json", GOLDEN / "water_utility.json"]
+               GOLDEN / "clinic_network.json", GOLDEN / "water_utility.json", GOLDEN / "museum_trust.json"]
 KINDS = {"single", "multihop", "near_miss", "absent", "followup"}
 
 
