@@ -16,7 +16,7 @@ from kgrag.core.runtime import Runtime
 from kgrag.ingest.loaders import load_text
 from kgrag.retrieval.answer import ExtractiveAnswerer, Passage
 from kgrag.retrieval.answer.grounded import answer_passages, gate, grounded_answer
-from kgrag.retrieval.answer.hop import bridge_passages, follow_bridge, second_hop
+from kgrag.retrieval.answer.hop import answering_chunks, bridge_passages, follow_bridge, second_hop
 from kgrag.retrieval.pipeline import build_pipeline
 from kgrag.retrieval.results import PassageHit
 
@@ -107,3 +107,27 @@ def test_the_hop_adds_the_bridges_own_page_before_pages_that_only_mention_it() -
             _hit(4, "Minutes, 1 May", "Present: Ada Quist. Ada Quist presented the safety report.")]
     added = bridge_passages(hits, seen={4}, bridge="Ada Quist", limit=2)
     assert [h.chunk_id for h in added] == [3, 1]  # her profile first; minutes without her, and those seen, never
+
+
+def test_a_description_inside_a_description_hops_through_its_innermost_bridge(nlp: Any) -> None:
+    """"The budget line owned by the officer who reported incident QX-2026-031": the first passages say who
+    reported it, not which line she owns; the hop asks for the line owned by her."""
+    report = ("Incident report QX-2026-031", "Incident QX-2026-031: oil sheen at Berth 2. Reported by Lena Dahl, "
+                                             "Safety Officer. The sheen was cleared by noon.")
+    found = second_hop("How much is budgeted for 2026 on the budget line owned by the officer who reported "
+                       "incident QX-2026-031?", _passages(report), nlp)
+    assert found is not None and found.bridge == "Lena Dahl"
+    assert found.question == "How much is budgeted for 2026 on the budget line owned by Lena Dahl?"
+
+
+def test_the_hop_adds_first_the_passage_that_answers_its_question(nlp: Any) -> None:
+    """Her profile is her own page, but says nothing of budgets: the budget row that names her answers."""
+    hits = [_hit(1, "Staff profile", "Staff profile\nName: Lena Dahl\nLena Dahl was born in Bodø."),
+            _hit(2, "budget-2026", "cost_code: OP-SAF; budget_line: Safety; owner: Lena Dahl; budget_2026_gbp: "
+                                   "61000"),
+            _hit(3, "Minutes, 2 May", "Present: Lena Dahl. Lena Dahl presented the safety report.")]
+    question = "How much is budgeted for 2026 on the budget line owned by Lena Dahl?"
+    stating = answering_chunks(question, hits, nlp)
+    assert stating == frozenset({2})
+    added = bridge_passages(hits, seen=set(), bridge="Lena Dahl", limit=2, stating=stating)
+    assert [h.chunk_id for h in added] == [2, 1]

@@ -741,3 +741,83 @@ def test_how_many_of_them_is_the_part_not_the_whole_it_is_taken_from(embedder: E
                                   "delivered by 30 May; the other 3 are expected in July.")
     answer = _ask(embedder, nlp, "How many of the survey buoys had arrived by 30 May?", minutes)
     assert answer.short == "5", answer.text
+
+
+def test_a_post_named_in_the_question_is_the_person_whose_record_holds_it(embedder: Embedder, nlp: Any) -> None:
+    """"The agency's Fleet Systems Lead" is whoever a staff record names beside "Role: Fleet Systems Lead"; the
+    chain then runs through that person's sentences ("She leads Project Osprey") to the project's budget."""
+    profile = ("Staff profile", "- Name: Ilse Brandvold\n- Role: Fleet Systems Lead\n- Joined: 2019\n\nIlse "
+                                "Brandvold studied physics in Bergen. She leads Project Osprey, the renewal of the "
+                                "port's radar network.")
+    project = ("Project Osprey", "# Project Osprey\n\nProject Osprey replaces the radar network on the north "
+                                 "mole.\n\nThe budget is £410,000, and the new radars go live in May.")
+    answer = _ask(embedder, nlp, "How much money is budgeted for the project that the agency's Fleet Systems Lead "
+                                 "runs?", project, profile)
+    assert answer.short == "£410,000", answer.text
+
+
+def test_two_names_joined_by_and_are_one_name_where_a_passage_writes_them_so(embedder: Embedder, nlp: Any) -> None:
+    profile = ("Staff profile", "Name: Oskar Lindqvist\nRole: Moorings and Buoys Coordinator\n\nOskar manages the "
+                                "buoy maintenance contract with Selvik Marine.")
+    supplier = ("Supplier profile: Selvik Marine", "Selvik Marine was founded in 1987 in Tromsø. It maintains "
+                                                   "navigation buoys along the coast.")
+    answer = _ask(embedder, nlp, "In what year was the firm whose contract the Moorings and Buoys Coordinator "
+                                 "manages founded?", profile, supplier)
+    assert answer.short == "1987", answer.text
+
+
+def test_an_identifier_the_tokenizer_cuts_apart_is_still_the_name_a_sentence_writes(
+        embedder: Embedder, nlp: Any) -> None:
+    minutes = ("Minutes, 3 March", "**2. Crane fault.** Petra Novak reported incident QX-2026-014 of 1 March. The "
+                                   "team agreed to inspect every crane brake.")
+    answer = _ask(embedder, nlp, "Who reported incident QX-2026-014?", minutes)
+    assert answer.short == "Petra Novak", answer.text
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("When did Tomas Arvidsson start working for the trust?", "April 2018"),
+    ("Since what year has the Vessel Rope Company been making rope at its works?", "1902"),
+])
+def test_since_says_when_a_state_began(embedder: Embedder, nlp: Any, question: str, expected: str) -> None:
+    profile = ("Staff profile", "Name: Tomas Arvidsson\nPost: Collections Manager\n\nTomas has worked for the "
+                                "trust since April 2018. He was previously a registrar at a city archive.")
+    maker = ("Supplier profile: Vessel Rope Company", "Vessel Rope Company runs a rope walk at Marsby and has been "
+                                                      "making rope there since 1902. Today it supplies mooring "
+                                                      "lines to the harbour.")
+    answer = _ask(embedder, nlp, question, profile, maker)
+    assert answer.short == expected, answer.text
+
+
+@pytest.mark.parametrize("question", ["Where was Ines Moreau born?", "What is Ines Moreau's birthplace?"])
+def test_an_opening_participle_is_about_its_clauses_subject(embedder: Embedder, nlp: Any, question: str) -> None:
+    profile = ("Staff profile", "Name: Ines Moreau\nJob title: Registrar\n\nInes has been the trust's Registrar "
+                                "since 2020. Born in Pellbridge, she moved to Kilnmoor when she took up the post.")
+    answer = _ask(embedder, nlp, question, profile)
+    assert answer.short == "Pellbridge", answer.text
+
+
+def test_a_record_field_whose_key_carries_a_parenthesis_and_an_object_field_naming_the_record(
+        embedder: Embedder, nlp: Any) -> None:
+    loan = ("Loan agreement LA-2026-02", "# Loan agreement LA-2026-02\n\n**Lender:** the Arnholt Collection\n"
+                                         "**Object:** the Selby Quilt, cotton, 1.8 m x 2.2 m\n\nInsured value (nail "
+                                         "to nail, under the trust's policy): £85,000.\n\nConditions: light no "
+                                         "higher than 50 lux.")
+    answer = _ask(embedder, nlp, "For how much is the Selby Quilt insured while it is on loan?", loan)
+    assert answer.short == "£85,000", answer.text
+
+
+def test_a_year_in_a_register_is_no_price_paid(embedder: Embedder, nlp: Any) -> None:
+    register = ("register", "object_number: KM.1987.002; object: Tower clock movement; gallery: Clock Hall; "
+                            "acquired: 1987; method: purchase\nobject_number: KM.1990.010; object: Sextant; "
+                            "gallery: Sea Gallery; acquired: 1990; method: gift")
+    answer = _ask(embedder, nlp, "How much did the trust pay to buy the tower clock movement?", register)
+    assert answer.short == "", answer.text
+    assert "1987. [" not in answer.text
+
+
+def test_a_fragment_without_a_subject_is_about_its_documents_own_subject(embedder: Embedder, nlp: Any) -> None:
+    page = ("Exhibition project – Salt and Sail", "Boats and the people who built them\n\nVenue: Harbour Hall, "
+                                                  "Marsby Museum. Open to the public from 3 May 2026 to 1 November "
+                                                  "2026.\n\nThe project is led by the trust's curator.")
+    answer = _ask(embedder, nlp, "On what date did Salt and Sail first open?", page)
+    assert answer.short == "3 May 2026", answer.text

@@ -110,3 +110,13 @@ def test_a_look_alike_that_shares_a_names_first_and_last_words_or_its_last_word_
                       "died in Cairo.", "mott.md", ""),)
     assert check_support("Where did Thaddeus P. Mott die?", family, nlp).ok
     assert check_support("Where did Thaddeus Mott die?", family, nlp).ok
+
+
+def test_a_post_written_as_proper_nouns_is_one_name_however_ner_cuts_it(nlp: Any) -> None:
+    """NER reads "Digital Systems" as an organisation and leaves "Lead" apart: sought alone, "Lead" is in every
+    profile. Touching name spans are one name; names apart stay apart."""
+    needs = question_needs("How much money is budgeted for the project that the agency's Digital Systems Lead "
+                           "runs?", nlp)
+    assert needs.entities == ("Digital Systems Lead",)
+    assert set(question_needs("Were Anna Reid and Tomas Berg born in the same town?", nlp).entities) == {
+        "Anna Reid", "Tomas Berg"}

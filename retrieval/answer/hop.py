@@ -57,12 +57,39 @@ def second_hop(question: str, texts: list[tuple[Passage, str]], nlp: Any,
     outcome = find_statement(asked, sentences, range(len(sentences)))
     if outcome.statement is not None or outcome.refusal:
         return None
-    inner_question = description_question(asked)
-    inner = read_question(inner_question, nlp, question_needs(inner_question, nlp, irregular).entities, irregular)
-    stated = None if inner is None else find_statement(inner, sentences, range(len(sentences))).statement
     # the description, asked by itself, answered by a sentence: that is the bridge. A name merely found beside
     # the description's words (the grounding's bridges) is too often the wrong one to spend a retrieval on.
-    return None if stated is None else Hop(with_bridge(asked, stated.answer), stated.answer)
+    outer = asked
+    for _ in range(_MAX_NESTING):
+        inner_question = description_question(outer)
+        inner = read_question(inner_question, nlp, question_needs(inner_question, nlp, irregular).entities,
+                              irregular)
+        if inner is None:
+            return None
+        stated = find_statement(inner, sentences, range(len(sentences))).statement
+        if stated is not None:
+            return _hop_through(asked, outer, stated.answer)
+        if not inner.described or inner.description is None:
+            return None
+        outer = inner  # "the budget line owned by the officer who reported …": first the officer
+    return None
+
+
+_MAX_NESTING = 2
+"""How deep a description nests descriptions before the hop gives up: "the budget line owned by the officer who
+reported incident HB-2025-007" is two deep (the officer, then the line)."""
+
+
+def _hop_through(asked: Parsed | Any, described: Any, bridge: str) -> Hop | None:
+    """The question with the innermost description answered: "How much is budgeted on the budget line owned by
+    Amara Nwosu?" once the officer who reported the incident is known. The next hop's passages then hold the
+    rest of the chain (the budget line's row names her)."""
+    if described is asked:
+        return Hop(with_bridge(asked, bridge), bridge)
+    inner = described.description_text
+    if not inner or asked.question.count(inner) != 1:
+        return None
+    return Hop(asked.question.replace(inner, bridge), bridge)
 
 
 def follow_bridge(result: PipelineResult, retrieve: Callable[[str], PipelineResult], nlp: Any,
@@ -77,20 +104,45 @@ def follow_bridge(result: PipelineResult, retrieve: Callable[[str], PipelineResu
     hop = second_hop(result.question, [(p, p.text) for p in first], nlp)
     if hop is None:
         return result
-    added = bridge_passages(retrieve(hop.question).hits, {p.chunk_id for p in first}, hop.bridge, extra)
+    hits = retrieve(hop.question).hits
+    added = bridge_passages(hits, {p.chunk_id for p in first}, hop.bridge, extra,
+                            stating=answering_chunks(hop.question, hits[:_HOP_READ], nlp))
     rest = tuple(h for h in result.hits[limit:] if h.chunk_id not in {a.chunk_id for a in added})
     return dataclasses.replace(result, hits=(*result.hits[:limit], *added, *rest), hop=hop.question,
                                hop_added=len(added),
                                timings={**result.timings, "hop": time.perf_counter() - t0})
 
 
-def bridge_passages(hits: Sequence[PassageHit], seen: set[int], bridge: str, limit: int) -> tuple[PassageHit, ...]:
+def bridge_passages(hits: Sequence[PassageHit], seen: set[int], bridge: str, limit: int,
+                    stating: frozenset[int] = frozenset()) -> tuple[PassageHit, ...]:
     """The second retrieval's passages to add: only those that name the bridge (the rest is noise the hop
-    brought), the bridge's own page first. Minutes that list "Ruth Penhallow" among those present rank above
-    her staff profile for "Where was Ruth Penhallow born?"; the profile is what the hop is for."""
+    brought); first the one that states the hop question's answer (``stating``: chunk ids), then the bridge's
+    own page. Minutes that list "Ruth Penhallow" among those present rank above her staff profile for "Where
+    was Ruth Penhallow born?"; the profile is what the hop is for. But for "How much is budgeted on the line
+    owned by Amara Nwosu?" her profile says nothing of budgets: the budget row that names her does."""
     naming = [h for h in hits if h.chunk_id not in seen and _names(f"{h.title}\n{h.text}", bridge)]
     own = [h for h in naming if _is_about(h, bridge)]
-    return tuple([*own, *(h for h in naming if h not in own)][:limit])
+    first = [h for h in naming if h.chunk_id in stating]
+    rest = [*own, *(h for h in naming if h not in own)]
+    return tuple([*first, *(h for h in rest if h not in first)][:limit])
+
+
+_HOP_READ = 10
+"""How many of the second retrieval's passages are read for a sentence that answers the hop's question."""
+
+
+def answering_chunks(question: str, hits: Sequence[PassageHit], nlp: Any) -> frozenset[int]:
+    """The chunk ids of ``hits`` with a sentence that states the answer to ``question`` (the hop's, which names
+    the bridge): the passage a reader of the second retrieval would stop at."""
+    irregular = irregular_forms(nlp)
+    asked = read_question(question, nlp, question_needs(question, nlp, irregular).entities, irregular)
+    if asked is None or not hits:
+        return frozenset()
+    passages = passages_from(hits, len(hits))
+    sentences = [Parsed(p, span) for p, parsed in zip(passages, parse_sentences(nlp, [p.text for p in passages]),
+                                                      strict=True) for _, _, span in parsed]
+    stated = find_statement(asked, sentences, range(len(sentences))).statement
+    return frozenset() if stated is None else frozenset({sentences[stated.sentence].passage.chunk_id})
 
 
 def _is_about(hit: PassageHit, name: str) -> bool:

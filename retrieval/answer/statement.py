@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from kgrag.kg.subjects import kind_name, name_field
 from kgrag.retrieval.answer.base import Passage
 from kgrag.retrieval.answer.support import IDENTIFIER, VALUE_LABELS, AnswerKind, answer_kind, stem, stop_words
 
@@ -107,10 +108,11 @@ _CODE = re.compile(r"^(?=[A-Za-z0-9./-]*\d)(?=[A-Za-z0-9./-]*[A-Za-z])[A-Za-z0-9
 """An identifier ("NW-7731-X", "AB-2025-007"): letters and digits joined by dashes, dots or slashes."""
 
 
-FIELD = re.compile(r"^\W{0,4}(?P<key>[A-Z][A-Za-z /&'()-]{1,40}?)\**\s*:\s*\**\s*(?P<value>[^\s:].{0,300}?)\s*$")
+FIELD = re.compile(r"^\W{0,4}(?P<key>[A-Z][A-Za-z /&'()-]{1,40}?)(?:\s*\([^()\n]{1,80}\))?\**\s*:\s*\**\s*"
+                   r"(?P<value>[^\s:].{0,300}?)\s*$")
 """A field line of a record ("Project code: PR-2025-009", "**Role:** Harbour Director", a list's "- **Reported
-by:** Maria Santos"): its key names the relation, its value is the answer, and the document the line is in is
-what it is about."""
+by:** Maria Santos", "Insured value (nail to nail, under the trust's policy): £120,000"): its key names the
+relation, its value is the answer, and the document the line is in is what it is about."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -423,9 +425,15 @@ def read_question(question: str, nlp: Any, names: Sequence[str], irregular: Mapp
         names, description = tuple(n for n in names if n not in earlier), _before_cut(doc, description)
     return Asked(question, kind, role, relation, rel.text, wh_noun_tok.lemma_.casefold() if wh_noun_tok else "",
                  tuple(names), heads, cues, kinds_of, topic, embedded_question(doc, irregular, rel.i), description,
-                 light, role_taken is not None, qualifiers,
+                 light, role_taken is not None or rel.lemma_.casefold() in _STARTS or (
+                     wh.i > 0 and doc[wh.i - 1].lower_ == "since"), qualifiers,
                  role_kind=_role_kind(rel, covered) if kind is not None and "PERSON" in kind.labels else (),
                  inner=_inner_question(doc, description), earlier=earlier)
+
+
+_STARTS = frozenset({"start", "begin", "join", "commence", "open"})
+"""Relations whose date is when a state began: "has worked for the trust since March 2021" says when he started
+working for it, as "has been Harbour Master since 2017" says when she became it."""
 
 
 def _before_cut(doc: Any, description: tuple[int, int] | None) -> tuple[int, int] | None:
@@ -558,7 +566,9 @@ def _relation_word(doc: Any, wh: Any, wh_noun: Any, covered: set[int]) -> Any:
             t.pos_ == "VERB" and t.lemma_ not in _LIGHT for t in doc):
         return measure  # "How long is the pilot boat Gannet?": its length
     if aux is not None and aux.lemma_ == "do":
-        base = [t for t in words if t.i > aux.i + 1 and t.tag_ == "VB" and t.i not in covered]
+        base = [t for t in words if t.i > aux.i + 1 and t.tag_ == "VB" and t.i not in covered] or [
+            t for t in words if t.i > aux.i + 1 and t.tag_ == "JJ" and t.dep_ != "amod" and t.i not in covered
+            and t.lower_ in RELATIONS]  # "did Thread and Tide first open to visitors": after "did", a verb
         if base and (base[0].lemma_ not in _LIGHT or _phrasal(base[0])):
             return base[0]  # "when did the Gannet get back to her berth": "get back" is "return", no light "get"
         light = [t for t in words if t.i > aux.i + 1 and t.pos_ == "VERB" and t.lemma_ in _LIGHT and t.i not in covered]
@@ -897,6 +907,12 @@ def _neighbours(tok: Any) -> Iterable[tuple[Any, str]]:
                 for c in verb.children:
                     if c.dep_ == "agent":
                         yield c, "agent"
+        if tok.dep_ == "advcl" and tok.tag_ in ("VBN", "VBG") and tok.i < tok.head.i and not any(
+                c.dep_ in _SUBJECT_EDGES or c.dep_ in ("nsubjpass", "mark") for c in tok.children):
+            # "Born in Tallow Cross, she moved to Kilnford": an opening participle's subject is its clause's
+            for c in tok.head.children:
+                if c.dep_ in _SUBJECT_EDGES:
+                    yield c, "nsubjpass" if tok.tag_ == "VBN" else "nsubj"
         if tok.dep_ == "acl" and tok.tag_ == "VBN":  # "a drone made by X": the drone is what was made
             yield tok.head, "nsubjpass"
         if tok.dep_ == "acl" and tok.tag_ != "VBN":  # "a roboticist, born in Tartu" is tagged acl too
@@ -1070,14 +1086,18 @@ def fits_kind(asked: Asked, cand: _Candidate) -> bool:
 def _mentions(span: Any, names: Iterable[str]) -> set[int]:
     """Token indexes in ``span`` that spell one of ``names`` (whole, or a person's surname alone)."""
     out: set[int] = set()
+    text = span.text.casefold()
     for name in names:
         words = name.casefold().split()
         if not words:
             continue
-        toks = [t.lower_ for t in span]
-        for i in range(len(toks) - len(words) + 1):
-            if toks[i:i + len(words)] == words:
-                out.update(span[j].i for j in range(i, i + len(words)))
+        # by characters, not tokens: the tokenizer cuts "HB-2025-007" into three ("HB-2025", "-", "007")
+        spelled = r"\s+".join(re.escape(w) for w in words)
+        for m in re.finditer(rf"(?<!\w){spelled}(?!\w)", text):
+            found = span.doc.char_span(span.start_char + m.start(), span.start_char + m.end(),
+                                       alignment_mode="expand")
+            if found is not None:
+                out.update(t.i for t in found)
         if len(words) >= 2 and len(words[-1]) >= 4 and words[0][:1].isalpha():  # a person by surname
             out.update(t.i for t in span if t.lower_ == words[-1] and t.pos_ == "PROPN" and t.ent_type_ == "PERSON")
     return out
@@ -1178,6 +1198,9 @@ class _Discourse:
         if subject is None or not subject.is_title or subject.lower_ in _PRONOUNS or subject.pos_ == "PRON":
             return []
         number = self.sentences[i].passage.number
+        named = name_field(self.sentences[i].passage.text)  # "Name: Ines Moreau", however NER reads it
+        if named.split()[0:1] == [subject.text] and " " in named:
+            return [(named, True)]
         for j, other in enumerate(self.sentences):
             if j == i or other.passage.number != number:
                 continue
@@ -1274,10 +1297,12 @@ class _Grounding:
         """Per bridge sentence, how many of the description's words it writes: the best-described bridge
         wins ("its batteries come from Polar Cells" over "made by Northwind" for "the battery maker that
         supplies the Skua")."""
+        self._holders()
         if not asked.described:
             return
         question_words = set(re.findall(r"[\w'-]+", asked.question.casefold()))
         for depth in range(1, max_depth + 1):
+            self._holders()
             added = False
             for i, s in enumerate(sentences):
                 field = FIELD.match(s.span.text.strip())
@@ -1315,6 +1340,21 @@ class _Grounding:
                     added = True
             if not added:
                 break
+
+    def _holders(self) -> None:
+        """The person a staff record names is the role its "Role:" field gives: "the agency's Digital Systems
+        Lead" is Priya Raghunathan where her profile writes "Name: Priya Raghunathan" and "Role: Digital Systems
+        Lead". Both are one bridge, at the role's depth, reached through the role's line."""
+        for i, s in enumerate(self.sentences):
+            field = FIELD.match(s.span.text.strip())
+            if field is None or not _key_words(field["key"]) & _ROLE_KEYS:
+                continue
+            role = norm(field["value"].strip(" *_."))
+            holder = norm(name_field(s.passage.text))
+            if role in self.depth and holder and holder != role and holder not in self.depth:
+                self.depth[holder] = self.depth[role]
+                self.via[holder] = (*self.via[role], i)
+                self.cover.setdefault(i, 0)
 
     def _long_forms(self, key: str) -> None:
         """"Calder" found as a bridge is "Calder Marine Engineering" where a passage about that name also writes
@@ -1418,10 +1458,28 @@ class _Grounding:
             if not where:
                 where = self._stand_ins_for(s, name)
             if not where and level == 0:
-                where = self._by_kind(s, name) or self._under_heading(s, name)
+                where = self._by_kind(s, name)
+            if not where:  # a bridge's section too: "The budget is £410,000" under "# Project Osprey"
+                where = self._under_heading(s, name)
+            if not where and _subjectless(s.span) and _same_thing(norm(_document_name(s.passage)), name):
+                where = {s.span.root.i}  # "Open to the public from 12 July 2025" on the exhibition's own page
             if where and (best is None or level < best[0]):
                 best = (level, name, where)
         return None if best is None else (best[1], best[2])
+
+
+def _subjectless(span: Any) -> bool:
+    """A fragment with no subject ("Open to the public from 12 July 2025 to 4 January 2026."): what it is about
+    is what its document is about."""
+    root = span.root
+    return root.pos_ in ("VERB", "ADJ") and not any(c.dep_ in _SUBJECT_EDGES or c.dep_ == "nsubjpass"
+                                                     for c in root.children)
+
+
+def _document_name(passage: Passage) -> str:
+    """The name a passage's document is about: "Thread and Tide" for the page "Exhibition project – Thread and
+    Tide"."""
+    return kind_name(passage.name) or passage.name
 
 
 _HEADING = re.compile(r"(?m)^#{1,6}[ \t]+(?P<text>[^\n]+?)[ \t#]*$")
@@ -1438,6 +1496,7 @@ def _heading_before(s: Parsed) -> str:
 def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[int]) -> Outcome:
     """The best statement of the asked relation among ``sentences`` (tried in ``order``, the answerer's
     ranking), or why there is none."""
+    asked = _names_as_written(asked, sentences)
     discourse = _Discourse(sentences)
     grounding = _Grounding(asked, sentences, max_depth=2 if asked.described else 0, discourse=discourse)
     earlier = None if asked.earlier is None else _earlier_employer(asked, sentences, order, grounding)
@@ -1512,6 +1571,22 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
         value, verb = near[0][1], near[0][2]
         reason += f": {value} is given for “{verb}”, not “{asked.relation_text}”"
     return Outcome(None, reason + ".")
+
+
+def _names_as_written(asked: Asked, sentences: Sequence[Parsed]) -> Asked:
+    """Two of the question's names joined by "and" are one name where a passage writes them so: "the Channels and
+    Dredging Coordinator" is a post ("Role: Channels and Dredging Coordinator"), not two things each sought on
+    its own; "Anna Reid and Tomasz Nowak" stay two people, since no passage writes them as one name."""
+    names = list(asked.names)
+    texts = {id(s.passage): f"{s.passage.name}\n{s.passage.text}".casefold() for s in sentences}.values()
+    for a, b in zip(asked.names, asked.names[1:], strict=False):
+        joined = re.search(rf"{re.escape(a)}\s+(?:and|&)\s+{re.escape(b)}", asked.question)
+        if joined is None or a not in names or b not in names:
+            continue
+        if any(re.search(rf"(?<!\w){re.escape(joined[0].casefold())}(?!\w)", text) for text in texts):
+            names[names.index(a)] = joined[0]
+            names.remove(b)
+    return asked if names == list(asked.names) else replace(asked, names=tuple(names))
 
 
 _WORKED_AS = frozenset({"work", "spend", "be", "serve", "run", "manage", "lead", "head", "employ", "join", "hold",
@@ -1828,6 +1903,8 @@ def _field_value(asked: Asked, value: str) -> str:
         return code.group(0) if (code := IDENTIFIER.search(first)) is not None else ""  # "52000" is no code
     if kind is not None and kind.strict:
         return first if kind.value is not None and kind.value.search(first) else ""  # "17 January" is no time
+    if kind is not None and kind.labels == {"MONEY"} and re.fullmatch(r"(?:1[5-9]|20)\d\d", first):
+        return ""  # "acquired: 1999" is a year, not what was paid
     if asked.role == "count" or (kind is not None and kind.value is not None):
         return first if re.search(r"\d", first) else ""
     if kind is not None and kind.labels & {"PERSON", "ORG", "GPE", "LOC", "FAC"}:
@@ -1835,9 +1912,11 @@ def _field_value(asked: Asked, value: str) -> str:
     return first
 
 
+_ROLE_KEYS = frozenset({"role", "position", "post", "job", "title"})
+"""Keys whose value is the post a staff record's person holds ("Role: Digital Systems Lead")."""
 _NAME_KEYS = frozenset({"name", "title", "subject", "supplier", "company", "organisation", "organization",
                         "project", "person", "staff", "employee", "vendor", "works", "document", "reference", "ref",
-                        "code", "id"})
+                        "code", "id", "object", "item", "asset"})
 """Keys whose value names the record ("Reference: FHP-IR-2025-014" heads the report it names)."""
 
 
@@ -1913,6 +1992,9 @@ def _describes(span: Any, asked: Asked, rels: Sequence[Any]) -> bool:
 _PARTITIVE = re.compile(r"\bhow (?:many|much) of\b", re.IGNORECASE)
 
 
+_MONEY_NOUNS = frozenset({"money", "cash", "funding", "fund"})
+
+
 def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = None) -> str:
     """The answer hanging on ``rel`` in the slot the question asks, or "". A pronoun or "the yard" in the
     slot answers by the name it stands for (``antecedent``)."""
@@ -1937,8 +2019,9 @@ def _slot(asked: Asked, span: Any, rel: Any, about: set[int], antecedent: Any = 
             continue
         if _scope_of_role(asked, rel, hit[1]):
             continue
-        if asked.role == "count" and asked.wh_noun and not _counts(cand, asked.wh_noun, span):
-            continue
+        if asked.role == "count" and asked.wh_noun and not _counts(cand, asked.wh_noun, span) and not (
+                cand.label == "MONEY" and asked.wh_noun in _MONEY_NOUNS):
+            continue  # "how many staff" counts staff; "how much money" is any sum of money
         if partitive and cand.root.dep_ == "nummod" and \
                 cand.root.head.dep_ == "pobj" and cand.root.head.head.lower_ == "of":
             continue  # "how many of them had arrived?": "of the 12 sensors ordered, 9 had been delivered" — 12 is
@@ -2041,8 +2124,9 @@ def _preposition_fits(asked: Asked, cand: _Candidate) -> bool:
         root = root.head  # "in Turku, Finland"
     if root.dep_ != "pobj":  # a place is written with its preposition; a date may stand alone ("born 1961")
         return asked.kind.name == "a date" and root.dep_ not in ("conj", "nsubj", "nsubjpass", "dobj", "poss")
-    if asked.began and root.head.lower_ == "since":
-        return True  # "has been Harbour Master since 2017" says when she became it
+    if asked.began and root.head.lower_ in ("since", "from"):
+        return True  # "has been Harbour Master since 2017" says when she became it, "open from 12 July" when
+        # it opened
     return root.head.lower_ in (_WHEN_PREPS if asked.kind.name == "a date" else _WHERE_PREPS)
 
 

@@ -273,11 +273,23 @@ def _clean(name: str) -> str:
     return re.sub(r"^(the|a|an)\s+", "", name, flags=re.IGNORECASE)
 
 
+def _adjacent_joined(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Name spans that touch made one: NER's "Digital Systems" (an organisation) and the proper noun "Lead" after
+    it are the role "Digital Systems Lead", not two names each sought on its own ("Lead" is in every profile)."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if out and start == out[-1][1]:
+            out[-1] = (out[-1][0], end)
+        else:
+            out.append((start, end))
+    return out
+
+
 def question_needs(question: str, nlp: Any, irregular: Mapping[str, tuple[str, ...]] | None = None) -> Needs:
     """The names, key terms and answer kind of ``question`` (spaCy's tagger and NER on the question). A
     title's disambiguator ("Fortunella (Film)") is left out: it names no constraint of its own."""
     doc = nlp(_DISAMBIGUATOR.sub("", question))
-    entities: list[str] = []
+    spans: list[tuple[int, int]] = []
     covered: set[int] = set()
     for ent in doc.ents:
         # "Lisbeth Palme's husband" as one span: the name ends at the possessive, the relation is a term
@@ -286,7 +298,7 @@ def question_needs(question: str, nlp: Any, irregular: Mapping[str, tuple[str, .
         soft = ent.label_ in _SOFT_LABELS and not (len(ent) > 1 and all(t.pos_ == "PROPN" for t in ent))
         if ent.label_ in VALUE_LABELS or soft or end == ent.start:  # "Amara Nwosu" is no nationality
             continue
-        entities.append(doc[ent.start:end].text)
+        spans.append((ent.start, end))
     run: list[int] = []
     for tok in [*doc, None]:
         joined = tok is not None and run and tok.text == "-" and not doc[run[-1]].whitespace_  # "Semi-Tough"
@@ -294,8 +306,9 @@ def question_needs(question: str, nlp: Any, irregular: Mapping[str, tuple[str, .
             run.append(tok.i)
             continue
         if run:
-            entities.append(doc[run[0]:run[-1] + 1].text)
+            spans.append((run[0], run[-1] + 1))
             run = []
+    entities = [doc[start:end].text for start, end in _adjacent_joined(spans)]
     for code in IDENTIFIER.finditer(doc.text):  # "AB-2025-007" whole: NER cuts it at a dash
         entities = [e for e in entities if e.strip(" -") not in code.group(0)] + [code.group(0)]
     entities = [_numbered_name(e, doc) for e in entities]
