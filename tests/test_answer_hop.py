@@ -131,3 +131,11 @@ def test_the_hop_adds_first_the_passage_that_answers_its_question(nlp: Any) -> N
     assert stating == frozenset({2})
     added = bridge_passages(hits, seen=set(), bridge="Lena Dahl", limit=2, stating=stating)
     assert [h.chunk_id for h in added] == [2, 1]
+
+
+def test_no_hop_through_a_number(nlp: Any) -> None:
+    """A budget row answers "which work was paid for from budget line BL-40?" with its amount when no column
+    names the work: a number is no bridge to retrieve by."""
+    row = ("budget", "line: BL-40; description: Roof works; owner: Emil Sand; amount_gbp: 64000")
+    assert second_hop("Who is the contact person at the contractor carrying out the work paid for from budget line "
+                      "BL-40?", _passages(row), nlp) is None

@@ -821,3 +821,28 @@ def test_a_fragment_without_a_subject_is_about_its_documents_own_subject(embedde
                                                   "2026.\n\nThe project is led by the trust's curator.")
     answer = _ask(embedder, nlp, "On what date did Salt and Sail first open?", page)
     assert answer.short == "3 May 2026", answer.text
+
+
+def test_a_name_the_tagger_cuts_is_read_whole_where_a_title_writes_it_and_a_curator_is_who_curated(
+        embedder: Embedder, nlp: Any) -> None:
+    """"Measured" in "the Measured Hours exhibition" reads as a verb; the page's title names "Measured Hours"
+    whole. "Curated by the Keeper of Clocks" says who its curator is, and the Keeper's record says who that is."""
+    page = ("Exhibition project: Measured Hours", "# Exhibition project: Measured Hours\n\nWhere: East Gallery\n\n"
+                                                  "Thirty clocks from the trust's collection. Curated by the Keeper "
+                                                  "of Clocks; the clocks are wound on Thursdays.")
+    profile = ("STAFF PROFILE", "# STAFF PROFILE\n\nName: Nora Quist\nTitle: Keeper of Clocks\n\nNora studied the "
+                                "history of science at the University of Arnholm, finishing her MA in 2011.")
+    answer = _ask(embedder, nlp, "At which university did the curator of the Measured Hours exhibition study?",
+                  page, profile)
+    assert answer.short == "University of Arnholm", answer.text
+
+
+def test_a_record_giving_a_value_under_another_key_is_a_near_miss(embedder: Embedder, nlp: Any) -> None:
+    """"Approved project budget: £52,000" on the exhibition's own page answers no question about its final cost:
+    the answer is a refusal that says what is given instead, as it is for a sentence."""
+    page = ("Exhibition project – Salt and Sail", "Boats and the people who built them\n\nVenue: Harbour Hall.\n\n"
+                                                  "Approved project budget: £52,000.")
+    answer = _ask(embedder, nlp, "What was the final cost of the Salt and Sail exhibition?", page)
+    assert answer.refused and "£52,000 is given for “approved project budget”" in answer.text, answer.text
+    stated = _ask(embedder, nlp, "What was the approved budget of the Salt and Sail exhibition?", page)
+    assert stated.short == "£52,000", stated.text

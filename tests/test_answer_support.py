@@ -120,3 +120,27 @@ def test_a_post_written_as_proper_nouns_is_one_name_however_ner_cuts_it(nlp: Any
     assert needs.entities == ("Digital Systems Lead",)
     assert set(question_needs("Were Anna Reid and Tomas Berg born in the same town?", nlp).entities) == {
         "Anna Reid", "Tomas Berg"}
+
+
+def test_names_joined_by_and_that_name_one_thing_stay_one(nlp: Any) -> None:
+    """"The Thread and Tide exhibition" is one exhibition, "Procter and Gamble" one company; two people joined by
+    "and" stay two."""
+    assert question_needs("What was the final cost of the Thread and Tide exhibition?", nlp).entities == (
+        "Thread and Tide",)
+    assert set(question_needs("Are Anna Reid and Tomas Berg both Scottish?", nlp).entities) == {
+        "Anna Reid", "Tomas Berg"}
+
+
+def test_a_chain_through_generic_titled_records_passes_the_support_check(nlp: Any) -> None:
+    """Budget line → exhibition → transport firm: the firm's page is titled "SUPPLIER", so no title links the
+    chain, but each record names the next one's subject; the place is on the last one."""
+    passages = [Passage(1, 1, 1, "line: BL-21; description: Loans transport; owner: Ada Kell; amount_gbp: 9100; "
+                                 "project: Salt and Sail", "budget.csv", "budget"),
+                Passage(2, 2, 2, "Boats and the people who built them. Transport of loans: Harte Art Movers.",
+                        "salt.html", "Exhibition project – Salt and Sail"),
+                Passage(3, 3, 3, "Name: Harte Art Movers\nDepot: Unit 2, Fenby Estate, Kelbridge\n\nThe firm "
+                                 "moves fine art across the region from its depot in Kelbridge.", "supplier.txt",
+                        "SUPPLIER")]
+    support = check_support("In which town is the depot of the art transport firm used for the exhibition that "
+                            "budget line BL-21 pays?", passages, nlp)
+    assert support.ok, support.reason

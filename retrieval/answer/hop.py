@@ -68,6 +68,8 @@ def second_hop(question: str, texts: list[tuple[Passage, str]], nlp: Any,
             return None
         stated = find_statement(inner, sentences, range(len(sentences))).statement
         if stated is not None:
+            if not _a_name(stated.answer):
+                return None  # "64000" for "the work paid for from budget line BL-12": no name to retrieve by
             return _hop_through(asked, outer, stated.answer)
         if not inner.described or inner.description is None:
             return None
@@ -78,6 +80,11 @@ def second_hop(question: str, texts: list[tuple[Passage, str]], nlp: Any,
 _MAX_NESTING = 2
 """How deep a description nests descriptions before the hop gives up: "the budget line owned by the officer who
 reported incident HB-2025-007" is two deep (the officer, then the line)."""
+
+
+def _a_name(answer: str) -> bool:
+    """A bridge is a name ("Amara Nwosu", "Project Lantern"), not a number, a sum or a date."""
+    return bool(re.search(r"[A-Za-z]", answer)) and not re.match(r"[\d$€£¥]", answer)
 
 
 def _hop_through(asked: Parsed | Any, described: Any, bridge: str) -> Hop | None:

@@ -337,6 +337,8 @@ def _paraphrases(tok: Any) -> frozenset[str]:
     out: set[str] = set()
     for w in _words(tok):
         out |= RELATIONS.get(w, frozenset({w}))
+        if w.endswith("ator") and len(w) > 6:
+            out.add(w[:-2] + "e")  # the curator is who "curated" it, the investigator who "investigated" it
     return frozenset(out)
 
 
@@ -716,7 +718,7 @@ def _description(doc: Any, rel: Any, wh: Any, wh_noun: Any, covered: set[int]
     skip = {rel.i, wh.i, *(() if wh_noun is None else (wh_noun.i,))}
     described = [t for t in doc if t.pos_ == "NOUN" and t.i not in covered and t.i not in skip
                  and t.lemma_ not in _GENERIC and t.lemma_ not in _ATTRIBUTE_NOUNS
-                 and not any((c.pos_ == "PROPN" and c.dep_ == "compound") or (
+                 and not any((c.pos_ == "PROPN" and c.dep_ in ("compound", "nmod")) or (
                      c.dep_ == "appos" and c.i in covered and c.left_edge.i == t.i + 1)
                              for c in t.children)  # "the Skua drone", "the pilot boat Gannet": the name's kind
                  and any(c.dep_ in ("det", "poss") and (c.lower_ in ("the", "a", "an", "its", "his", "her",
@@ -733,7 +735,7 @@ def _description(doc: Any, rel: Any, wh: Any, wh_noun: Any, covered: set[int]
     for t in doc:
         if t.i in covered or t.i in skip or t.is_stop or not t.is_alpha or len(t) < 3:
             continue
-        if any(c.pos_ == "PROPN" and c.dep_ == "compound" for c in t.children) or \
+        if any(c.pos_ == "PROPN" and c.dep_ in ("compound", "nmod") for c in t.children) or \
                 (t.pos_ == "NOUN" and ({t.i - 1, t.i + 1} & covered)):
             continue  # "drone" in "the Skua drone", "project" in "project PR-2024-004": the name's own kind
         if t.pos_ in ("NOUN", "VERB", "ADJ") and t.lemma_ not in _LIGHT and t.lemma_ not in _GENERIC:
@@ -1523,6 +1525,9 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
                 cover = sum(grounding.cover[j] for j in grounding.via[name])
                 exact = field is not None and _own_word(asked, _key_words(field["key"]))
                 found.append((depth, -cover, not exact, rank, Statement(answer, i, grounding.via[name], depth)))
+            elif got is None and field is not None and (miss := _field_near_miss(asked, s, field, grounding)):
+                about.append(i)
+                near.append((i, *miss))
             continue
         known = grounding.known_in(s)
         if known is None:
@@ -1564,8 +1569,14 @@ def find_statement(asked: Asked, sentences: Sequence[Parsed], order: Sequence[in
         return Outcome(titled)
     if not about and _never_written(asked, sentences, told):
         return Outcome(None, f"No passage about {asked.names[0]} says {asked.embedded}.")
+    return _unanswered(asked, about, near)
+
+
+def _unanswered(asked: Asked, about: Sequence[int], near: Sequence[tuple[int, str, str]]) -> Outcome:
+    """No statement: a refusal that says what the passages give instead where they are about the question's
+    names, else no short answer (a chain not followed is no proof of absence)."""
     if not about or asked.described:
-        return Outcome(None)  # a chain not followed is no proof of absence: the passages, without a short answer
+        return Outcome(None)
     reason = f"No passage says {asked.embedded}"
     if near:
         value, verb = near[0][1], near[0][2]
@@ -1586,7 +1597,31 @@ def _names_as_written(asked: Asked, sentences: Sequence[Parsed]) -> Asked:
         if any(re.search(rf"(?<!\w){re.escape(joined[0].casefold())}(?!\w)", text) for text in texts):
             names[names.index(a)] = joined[0]
             names.remove(b)
+    names = [_longest_written(asked.question, n, texts) for n in names]
     return asked if names == list(asked.names) else replace(asked, names=tuple(names))
+
+
+def _longest_written(question: str, name: str, texts: Iterable[str]) -> str:
+    """``name`` with the capitalised words beside it in the question, where a passage writes them together: the
+    tagger reads "Measured" in "the Measured Hours exhibition" as a verb, but "Exhibition project: Measured
+    Hours" names the exhibition whole."""
+    words = list(re.finditer(r"[\w'&.-]+", question))
+    at = next((i for i, w in enumerate(words) if question[w.start():].startswith(name)), None)
+    if at is None:
+        return name
+    end = at + len(name.split())
+    left, right = at, end
+    while left > 1 and words[left - 1][0][:1].isupper():  # never the question's first word
+        left -= 1
+    while right < len(words) and words[right][0][:1].isupper():
+        right += 1
+    for start, stop in sorted(((a, b) for a in range(left, at + 1) for b in range(end, right + 1)),
+                              key=lambda ab: ab[0] - ab[1]):
+        longer = question[words[start].start():words[stop - 1].end()]
+        if (start, stop) != (at, end) and any(
+                re.search(rf"(?<!\w){re.escape(longer.casefold())}(?!\w)", text) for text in texts):
+            return longer
+    return name
 
 
 _WORKED_AS = frozenset({"work", "spend", "be", "serve", "run", "manage", "lead", "head", "employ", "join", "hold",
@@ -1961,6 +1996,29 @@ def _field_answer(asked: Asked, s: Parsed, field: re.Match[str], grounding: _Gro
                         and not _names_description(asked, head) and not IDENTIFIER.fullmatch(best[1].upper())):
         return None  # an identifier names one record: "the lift fault recorded as QX-IR-2026-031" is its subject
     return best[1], answer
+
+
+def _field_near_miss(asked: Asked, s: Parsed, field: re.Match[str], grounding: _Grounding
+                     ) -> tuple[str, str] | None:
+    """(value, key) where a record about the question's own name gives a value of the asked kind under another
+    key: "Approved project budget: £86,500" on the Thread and Tide page, for "what was its final cost?". A
+    record states its fields as plainly as a sentence, so the value answers another relation."""
+    if asked.kind is None or asked.light or asked.described or not asked.names or _key_asked(
+            asked, _key_words(field["key"])):
+        return None
+    value = _field_value(asked, field["value"])
+    if not value or not asked.kind.labels & VALUE_LABELS or not re.search(r"\d", value) or IDENTIFIER.search(value):
+        return None  # only values (a sum, a date, a number): a name or a code under another key is seldom one
+    if (asked.kind.value is not None and not asked.kind.value.search(value)) or (
+            "MONEY" not in asked.kind.labels and _AMOUNT.search(value)) or (
+            "DATE" not in asked.kind.labels and _CALENDAR.search(value)):
+        return None  # "£36,500" dates nothing, and counts no referrals; nor does "January 2025"
+    if not any(w in RELATIONS for w in _key_words(field["key"])):
+        return None  # "Target: 75 referrals" may be what "expected to reach" asks; "budget" is another relation
+    head = _record_of(s.passage)
+    if not any(level == 0 and name in head for name, level in grounding.depth.items()):
+        return None
+    return value, field["key"].strip().casefold()
 
 
 def _part_naming_the_asked_noun(asked: Asked, key: str, value: str) -> str:

@@ -31,6 +31,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kgrag.kg.subjects import generic_title_subject, name_field
 from kgrag.retrieval.answer.base import Passage
 
 ALTERNATIVES = re.compile(
@@ -226,6 +227,9 @@ class Needs:
     root: tuple[str, ...] = ()
     """The question's main verb, when it has one ("study" in "where did … study?"): the relation the
     answer is in."""
+    clause: bool = False
+    """A clause describes something ("the art transport firm used for the exhibition that budget line BL-15
+    pays"): a chain of hops, each through a document whose title need not name the next."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,12 +277,16 @@ def _clean(name: str) -> str:
     return re.sub(r"^(the|a|an)\s+", "", name, flags=re.IGNORECASE)
 
 
-def _adjacent_joined(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _adjacent_joined(spans: list[tuple[int, int]], doc: Any) -> list[tuple[int, int]]:
     """Name spans that touch made one: NER's "Digital Systems" (an organisation) and the proper noun "Lead" after
-    it are the role "Digital Systems Lead", not two names each sought on its own ("Lead" is in every profile)."""
+    it are the role "Digital Systems Lead", not two names each sought on its own ("Lead" is in every profile).
+    So are two joined by "and" that together name a common noun after them: "the Thread and Tide exhibition" is
+    one exhibition, where "Anna Reid and Tomas Berg" are two people."""
     out: list[tuple[int, int]] = []
     for start, end in sorted(spans):
-        if out and start == out[-1][1]:
+        titled = out and start == out[-1][1] + 1 and doc[out[-1][1]].lower_ in ("and", "&") and end < len(doc) \
+            and doc[end].pos_ == "NOUN" and end in (doc[end - 1].head.i, doc[out[-1][1] - 1].head.i)
+        if out and (start == out[-1][1] or titled):
             out[-1] = (out[-1][0], end)
         else:
             out.append((start, end))
@@ -308,7 +316,9 @@ def question_needs(question: str, nlp: Any, irregular: Mapping[str, tuple[str, .
         if run:
             spans.append((run[0], run[-1] + 1))
             run = []
-    entities = [doc[start:end].text for start, end in _adjacent_joined(spans)]
+    joined = _adjacent_joined(spans, doc)
+    entities = [doc[start:end].text for start, end in joined]
+    titles = {doc[start:end].text for start, end in joined if any(t.lower_ in ("and", "&") for t in doc[start:end])}
     for code in IDENTIFIER.finditer(doc.text):  # "AB-2025-007" whole: NER cuts it at a dash
         entities = [e for e in entities if e.strip(" -") not in code.group(0)] + [code.group(0)]
     entities = [_numbered_name(e, doc) for e in entities]
@@ -317,7 +327,7 @@ def question_needs(question: str, nlp: Any, irregular: Mapping[str, tuple[str, .
         entities = [sides["a"], sides["b"]]
     names: list[str] = []
     for entity in entities:
-        for part in re.split(r"\s+(?:and|or)\s+|,\s*", entity):
+        for part in [entity] if entity in titles else re.split(r"\s+(?:and|or)\s+|,\s*", entity):
             name = _clean(part)
             if len(name) > 1 and name.casefold() not in (n.casefold() for n in names):
                 names.append(name)
@@ -338,8 +348,9 @@ def question_needs(question: str, nlp: Any, irregular: Mapping[str, tuple[str, .
                                and len(t.text) > 2))
     # the main verb is no description, even where the tagger calls it a noun ("where does Jonas Meier work?")
     described = any(t.pos_ == "NOUN" and t.i not in covered and not (root and t.i == root[0]) for t in doc)
+    clause = any(t.dep_ in ("relcl", "acl") and t.pos_ in ("VERB", "AUX") for t in doc)
     return Needs(question, tuple(entities), tuple(terms.values()), answer_kind(question), cues, described,
-                 root[1:])
+                 root[1:], clause)
 
 
 _AUX_QUESTION = re.compile(r"^\W*(where|when|who|whom|which|what|how)\b.*\b(did|does|do|was|were|is|are|has|have)\b",
@@ -510,6 +521,8 @@ def check_support(question: str, passages: Sequence[Passage], nlp: Any, in_corpu
     scope = set(anchors)
     if any(t.lemma in _RELATIONAL for t in terms):  # "the place of birth of X's husband": birth is one hop on
         scope |= _hop(passages, texts, anchors)
+    if needs.clause:  # budget line → exhibition → transport firm: each passage names the next one's subject
+        scope |= _chain(passages, texts, anchors)
     lacking = [t for t in terms if not any(_has_term(t, texts[i]) for i in scope)]
     if lacking and 2 * len(lacking) > len(terms):
         missing.append(_lacking(lacking, about))
@@ -520,6 +533,8 @@ def check_support(question: str, passages: Sequence[Passage], nlp: Any, in_corpu
         # a second hop only when the question describes one ("the firmware project for the Wren-3"): asked
         # about a name alone ("how much is Marcus Hale paid?"), the answer must be about that name
         reach = set(carriers) | (_hop(passages, texts, carriers) if needs.terms else set())
+        if needs.clause:
+            reach |= _chain(passages, texts, anchors)
         docs = list(nlp.pipe([passages[i].text for i in sorted(reach)],
                              disable=[n for n in nlp.pipe_names if n not in ("ner", "tok2vec")]))
         if not any(kind.found_in([(e.text, e.label_) for e in d.ents], d.text, question) for d in docs):
@@ -535,6 +550,22 @@ def _hop(passages: Sequence[Passage], texts: Sequence[str], start: Sequence[int]
         if len(name) > 2 and any(j != i and name in texts[i] for i in start):
             out.add(j)
     return out
+
+
+_CHAIN_HOPS = 2
+
+
+def _chain(passages: Sequence[Passage], texts: Sequence[str], start: Sequence[int]) -> set[int]:
+    """The passages ``start``'s lead to in up to ``_CHAIN_HOPS`` steps, each naming the next one's document by
+    its title or, under a generic title ("SUPPLIER", "Staff profile"), by the subject its record names."""
+    names = [_title_name(generic_title_subject(p.title, p.text if not p.position else "") or name_field(p.text)
+                         or p.name) for p in passages]
+    seen, frontier = set(start), set(start)
+    for _ in range(_CHAIN_HOPS):
+        frontier = {j for j, name in enumerate(names) if j not in seen and len(name) > 2
+                    and any(name in texts[i] for i in frontier)}
+        seen |= frontier
+    return seen
 
 
 def _lacking(terms: Sequence[Term], about: str) -> str:
