@@ -139,3 +139,33 @@ def test_no_hop_through_a_number(nlp: Any) -> None:
     row = ("budget", "line: BL-40; description: Roof works; owner: Emil Sand; amount_gbp: 64000")
     assert second_hop("Who is the contact person at the contractor carrying out the work paid for from budget line "
                       "BL-40?", _passages(row), nlp) is None
+
+
+def test_a_bridge_no_first_passage_names_is_found_by_asking_the_description_alone(
+        runtime: Runtime, embedder: Embedder, nlp: Any) -> None:
+    """The whole question is about an account manager; the register row that says who made the unit shares few
+    of its words and is not among the first passages. The description, asked by itself, retrieves it, and the
+    hop then reaches the maker's page."""
+    register = ("equipment register", "asset code: KX-EQ-0145; item: Ultrasound therapy unit; clinic: Orrin "
+                                      "Clinic; maker: Tallis Medical Devices; purchase year: 2020")
+    supplier = ("Supplier page: Tallis Medical Devices", "Tallis Medical Devices is based in Kelbridge. Tallis "
+                                                         "has been an approved supplier since 2019. Our account "
+                                                         "manager there is Ivo Brandt.")
+    staff = [(f"Orrin Clinic notice {i}", f"Orrin Clinic: the ultrasound therapy unit is booked through our "
+                                          f"account manager at the clinic desk, who made the rota (notice {i}).")
+             for i in range(4)]
+    ingest(runtime, [load_text(text, source=f"notes/{i}.md", title=title)
+                     for i, (title, text) in enumerate([register, supplier, *staff])])
+    question = "Who is our account manager at the company that made the ultrasound therapy unit at Orrin Clinic?"
+    settings = runtime.settings.model_copy(update={"answer": runtime.settings.answer.model_copy(
+        update={"max_passages": 2, "check_support": False})})
+    with build_pipeline(runtime, signals=("dense", "bm25")) as pipe:
+        def run(q: str) -> Any:
+            return pipe.run(q, rerank=False, top_k=10)
+
+        first = run(question)
+        assert "notes/0.md" not in [h.source for h in first.hits[:2]]  # the row is not among the first passages
+        result = follow_bridge(first, run, nlp, settings)
+    assert result.hop == "Who is our account manager at Tallis Medical Devices?", result.hop
+    answer = grounded_answer(result, gate(result, settings), ExtractiveAnswerer(embedder, nlp), settings)
+    assert answer.short == "Ivo Brandt", answer.text

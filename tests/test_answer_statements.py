@@ -846,3 +846,12 @@ def test_a_record_giving_a_value_under_another_key_is_a_near_miss(embedder: Embe
     assert answer.refused and "£52,000 is given for “approved project budget”" in answer.text, answer.text
     stated = _ask(embedder, nlp, "What was the approved budget of the Salt and Sail exhibition?", page)
     assert stated.short == "£52,000", stated.text
+
+
+def test_there_after_a_noun_is_the_place_named_before(embedder: Embedder, nlp: Any) -> None:
+    supplier = ("Supplier page: Tallis Medical Devices", "Tallis Medical Devices, a maker of ultrasound equipment, "
+                                                         "is based in Kelbridge. Tallis has been an approved "
+                                                         "supplier since 2019. Our account manager there is Ivo "
+                                                         "Brandt.")
+    answer = _ask(embedder, nlp, "Who is our account manager at Tallis Medical Devices?", supplier)
+    assert answer.short == "Ivo Brandt", answer.text

@@ -109,15 +109,52 @@ def follow_bridge(result: PipelineResult, retrieve: Callable[[str], PipelineResu
     t0 = time.perf_counter()
     first = passages_from(result.hits, limit)
     hop = second_hop(result.question, [(p, p.text) for p in first], nlp)
+    via: tuple[PassageHit, ...] = ()
     if hop is None:
-        return result
+        found = retrieved_bridge(result.question, first, retrieve, nlp)
+        if found is None:
+            return result
+        hop, via = found[0], tuple(h for h in found[1:] if h.chunk_id not in {p.chunk_id for p in first})
     hits = retrieve(hop.question).hits
-    added = bridge_passages(hits, {p.chunk_id for p in first}, hop.bridge, extra,
-                            stating=answering_chunks(hop.question, hits[:_HOP_READ], nlp))
+    seen = {p.chunk_id for p in first} | {h.chunk_id for h in via}
+    added = (*via, *bridge_passages(hits, seen, hop.bridge, extra,
+                                    stating=answering_chunks(hop.question, hits[:_HOP_READ], nlp)))
     rest = tuple(h for h in result.hits[limit:] if h.chunk_id not in {a.chunk_id for a in added})
     return dataclasses.replace(result, hits=(*result.hits[:limit], *added, *rest), hop=hop.question,
                                hop_added=len(added),
                                timings={**result.timings, "hop": time.perf_counter() - t0})
+
+
+def retrieved_bridge(question: str, first: Sequence[Passage], retrieve: Callable[[str], PipelineResult], nlp: Any
+                     ) -> tuple[Hop, PassageHit] | None:
+    """The hop, and the passage that names its bridge, when the first passages do not name it: the description
+    is asked by itself and retrieved for ("Which company made the ultrasound therapy unit at Tweed Clinic?"
+    finds the equipment register's row, which the whole question, about an account manager, did not). Only
+    where the first passages neither answer nor refuse, and the description's own answer is a name."""
+    irregular = irregular_forms(nlp)
+    asked = read_question(question, nlp, question_needs(question, nlp, irregular).entities, irregular)
+    if asked is None or not asked.described or asked.description is None:
+        return None
+    first_sentences = _parsed(first, nlp)
+    outcome = find_statement(asked, first_sentences, range(len(first_sentences)))
+    if outcome.statement is not None or outcome.refusal:
+        return None
+    inner_question = description_question(asked)
+    inner = read_question(inner_question, nlp, question_needs(inner_question, nlp, irregular).entities, irregular)
+    if inner is None:
+        return None
+    hits = retrieve(inner_question).hits[:_HOP_READ]
+    sentences = _parsed(passages_from(hits, len(hits)), nlp)
+    stated = find_statement(inner, sentences, range(len(sentences))).statement
+    if stated is None or not _a_name(stated.answer):
+        return None
+    chunk = sentences[stated.sentence].passage.chunk_id
+    return Hop(with_bridge(asked, stated.answer), stated.answer), next(h for h in hits if h.chunk_id == chunk)
+
+
+def _parsed(passages: Sequence[Passage], nlp: Any) -> list[Parsed]:
+    return [Parsed(p, span) for p, parsed in zip(passages, parse_sentences(nlp, [p.text for p in passages]),
+                                                 strict=True) for _, _, span in parsed]
 
 
 def bridge_passages(hits: Sequence[PassageHit], seen: set[int], bridge: str, limit: int,

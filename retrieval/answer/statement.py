@@ -1152,6 +1152,8 @@ def _outside_longer_names(span: Any, where: set[int], name: str) -> set[int]:
 def _stand_ins(span: Any) -> set[int]:
     """Pronouns and "the company"-style definite nouns: in a passage about X, they stand for X."""
     out = {t.i for t in span if t.lower_ in _PRONOUNS and t.pos_ in ("PRON", "DET")}
+    out |= {t.i for t in span if t.lower_ == "there" and t.i > span.start and t.nbor(-1).pos_ in ("NOUN", "PROPN")}
+    # "our account manager there": after a noun, "there" is a place named before, not "there is"
     out |= {t.i for t in span if t.pos_ == "NOUN" and any(c.dep_ == "det" and c.lower_ == "the" for c in t.children)
             and not any(c.pos_ == "PROPN" for c in t.children) and t.dep_ in ("nsubj", "nsubjpass", "dobj", "poss")}
     return out
@@ -1405,8 +1407,9 @@ class _Grounding:
         for t in _stand_ins(s.span):
             found = self.discourse.antecedent(i, s.span.doc[t], fallback=False)
             if found:
-                if _same_thing(norm(found), name):
-                    out.add(t)
+                if _same_thing(norm(found), name) or (s.span.doc[t].lower_ == "there" and " " in name
+                                                      and norm(found) == name.split()[0]):
+                    out.add(t)  # "Kestrel has been … Our account manager there is …": Kestrel Therapy Systems
             elif _same_thing(norm(s.passage.name), name) or self._continues(i, s.span.doc[t], name):
                 out.add(t)
         return out
