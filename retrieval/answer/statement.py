@@ -1093,13 +1093,16 @@ def _mentions(span: Any, names: Iterable[str]) -> set[int]:
         words = name.casefold().split()
         if not words:
             continue
-        # by characters, not tokens: the tokenizer cuts "HB-2025-007" into three ("HB-2025", "-", "007")
-        spelled = r"\s+".join(re.escape(w) for w in words)
-        for m in re.finditer(rf"(?<!\w){spelled}(?!\w)", text):
-            found = span.doc.char_span(span.start_char + m.start(), span.start_char + m.end(),
-                                       alignment_mode="expand")
-            if found is not None:
-                out.update(t.i for t in found)
+        toks = [t.lower_ for t in span]
+        for i in range(len(toks) - len(words) + 1):
+            if toks[i:i + len(words)] == words:
+                out.update(span[j].i for j in range(i, i + len(words)))
+        if IDENTIFIER.fullmatch(name.upper()):  # the tokenizer cuts "HB-2025-007" into "HB-2025", "-", "007"
+            for m in re.finditer(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", text):
+                found = span.doc.char_span(span.start_char + m.start(), span.start_char + m.end(),
+                                           alignment_mode="expand")
+                if found is not None:
+                    out.update(t.i for t in found)
         if len(words) >= 2 and len(words[-1]) >= 4 and words[0][:1].isalpha():  # a person by surname
             out.update(t.i for t in span if t.lower_ == words[-1] and t.pos_ == "PROPN" and t.ent_type_ == "PERSON")
     return out
