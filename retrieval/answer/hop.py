@@ -28,6 +28,7 @@ from kgrag.retrieval.answer.base import Passage
 from kgrag.retrieval.answer.extractive import parse_sentences
 from kgrag.retrieval.answer.grounded import passages_from
 from kgrag.retrieval.answer.statement import (
+    Asked,
     Parsed,
     description_question,
     find_statement,
@@ -49,14 +50,29 @@ def second_hop(question: str, texts: list[tuple[Passage, str]], nlp: Any,
                irregular: Mapping[str, tuple[str, ...]] | None = None) -> Hop | None:
     """The second hop to make, or None when there is none. ``texts``: (passage, text) pairs."""
     irregular = irregular_forms(nlp) if irregular is None else irregular
-    asked = read_question(question, nlp, question_needs(question, nlp, irregular).entities, irregular)
-    if asked is None or not asked.described or asked.description is None:
+    asked = _described(question, nlp, irregular)
+    if asked is None:
         return None
     sentences = [Parsed(p, span) for (p, _), parsed in zip(texts, parse_sentences(nlp, [t for _, t in texts]),
                                                            strict=True) for _, _, span in parsed]
+    return None if _settled(asked, sentences) else _hop_in(asked, sentences, nlp, irregular)
+
+
+def _described(question: str, nlp: Any, irregular: Mapping[str, tuple[str, ...]]) -> Asked | None:
+    """The question as read, when it describes its subject: only such a question has a bridge to hop through."""
+    asked = read_question(question, nlp, question_needs(question, nlp, irregular).entities, irregular)
+    return None if asked is None or not asked.described or asked.description is None else asked
+
+
+def _settled(asked: Asked, sentences: Sequence[Parsed]) -> bool:
+    """``sentences`` answer the question, or show that it is not answered: no hop is worth a retrieval."""
     outcome = find_statement(asked, sentences, range(len(sentences)))
-    if outcome.statement is not None or outcome.refusal:
-        return None
+    return outcome.statement is not None or bool(outcome.refusal)
+
+
+def _hop_in(asked: Asked, sentences: Sequence[Parsed], nlp: Any, irregular: Mapping[str, tuple[str, ...]]
+            ) -> Hop | None:
+    """The hop through the bridge ``sentences`` state for the description (or for a description inside it)."""
     # the description, asked by itself, answered by a sentence: that is the bridge. A name merely found beside
     # the description's words (the grounding's bridges) is too often the wrong one to spend a retrieval on.
     outer = asked
@@ -87,7 +103,7 @@ def _a_name(answer: str) -> bool:
     return bool(re.search(r"[A-Za-z]", answer)) and not re.match(r"[\d$€£¥]", answer)
 
 
-def _hop_through(asked: Parsed | Any, described: Any, bridge: str) -> Hop | None:
+def _hop_through(asked: Asked, described: Asked, bridge: str) -> Hop | None:
     """The question with the innermost description answered: "How much is budgeted on the budget line owned by
     Amara Nwosu?" once the officer who reported the incident is known. The next hop's passages then hold the
     rest of the chain (the budget line's row names her)."""
@@ -108,37 +124,38 @@ def follow_bridge(result: PipelineResult, retrieve: Callable[[str], PipelineResu
         return result
     t0 = time.perf_counter()
     first = passages_from(result.hits, limit)
-    hop = second_hop(result.question, [(p, p.text) for p in first], nlp)
+    irregular = irregular_forms(nlp)
+    asked = _described(result.question, nlp, irregular)
+    if asked is None:
+        return result
+    sentences = _parsed(first, nlp)
+    if _settled(asked, sentences):
+        return result
+    hop = _hop_in(asked, sentences, nlp, irregular)
     via: tuple[PassageHit, ...] = ()
     if hop is None:
-        found = retrieved_bridge(result.question, first, retrieve, nlp)
+        found = retrieved_bridge(asked, retrieve, nlp, irregular)
         if found is None:
             return result
-        hop, via = found[0], tuple(h for h in found[1:] if h.chunk_id not in {p.chunk_id for p in first})
+        hop, named_by = found
+        via = () if named_by.chunk_id in {p.chunk_id for p in first} else (named_by,)
     hits = retrieve(hop.question).hits
     seen = {p.chunk_id for p in first} | {h.chunk_id for h in via}
     added = (*via, *bridge_passages(hits, seen, hop.bridge, extra,
-                                    stating=answering_chunks(hop.question, hits[:_HOP_READ], nlp)))
+                                    stating=answering_chunks(hop.question, hits[:_HOP_READ], nlp, irregular)))
     rest = tuple(h for h in result.hits[limit:] if h.chunk_id not in {a.chunk_id for a in added})
     return dataclasses.replace(result, hits=(*result.hits[:limit], *added, *rest), hop=hop.question,
                                hop_added=len(added),
                                timings={**result.timings, "hop": time.perf_counter() - t0})
 
 
-def retrieved_bridge(question: str, first: Sequence[Passage], retrieve: Callable[[str], PipelineResult], nlp: Any
-                     ) -> tuple[Hop, PassageHit] | None:
+def retrieved_bridge(asked: Asked, retrieve: Callable[[str], PipelineResult], nlp: Any,
+                     irregular: Mapping[str, tuple[str, ...]]) -> tuple[Hop, PassageHit] | None:
     """The hop, and the passage that names its bridge, when the first passages do not name it: the description
     is asked by itself and retrieved for ("Which company made the ultrasound therapy unit at Tweed Clinic?"
-    finds the equipment register's row, which the whole question, about an account manager, did not). Only
-    where the first passages neither answer nor refuse, and the description's own answer is a name."""
-    irregular = irregular_forms(nlp)
-    asked = read_question(question, nlp, question_needs(question, nlp, irregular).entities, irregular)
-    if asked is None or not asked.described or asked.description is None:
-        return None
-    first_sentences = _parsed(first, nlp)
-    outcome = find_statement(asked, first_sentences, range(len(first_sentences)))
-    if outcome.statement is not None or outcome.refusal:
-        return None
+    finds the equipment register's row, which the whole question, about an account manager, did not). ``asked``
+    is a described question the first passages neither answer nor refuse; the description's own answer must be
+    a name."""
     inner_question = description_question(asked)
     inner = read_question(inner_question, nlp, question_needs(inner_question, nlp, irregular).entities, irregular)
     if inner is None:
@@ -175,16 +192,15 @@ _HOP_READ = 10
 """How many of the second retrieval's passages are read for a sentence that answers the hop's question."""
 
 
-def answering_chunks(question: str, hits: Sequence[PassageHit], nlp: Any) -> frozenset[int]:
+def answering_chunks(question: str, hits: Sequence[PassageHit], nlp: Any,
+                     irregular: Mapping[str, tuple[str, ...]] | None = None) -> frozenset[int]:
     """The chunk ids of ``hits`` with a sentence that states the answer to ``question`` (the hop's, which names
     the bridge): the passage a reader of the second retrieval would stop at."""
-    irregular = irregular_forms(nlp)
+    irregular = irregular_forms(nlp) if irregular is None else irregular
     asked = read_question(question, nlp, question_needs(question, nlp, irregular).entities, irregular)
     if asked is None or not hits:
         return frozenset()
-    passages = passages_from(hits, len(hits))
-    sentences = [Parsed(p, span) for p, parsed in zip(passages, parse_sentences(nlp, [p.text for p in passages]),
-                                                      strict=True) for _, _, span in parsed]
+    sentences = _parsed(passages_from(hits, len(hits)), nlp)
     stated = find_statement(asked, sentences, range(len(sentences))).statement
     return frozenset() if stated is None else frozenset({sentences[stated.sentence].passage.chunk_id})
 

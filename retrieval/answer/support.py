@@ -521,8 +521,9 @@ def check_support(question: str, passages: Sequence[Passage], nlp: Any, in_corpu
     scope = set(anchors)
     if any(t.lemma in _RELATIONAL for t in terms):  # "the place of birth of X's husband": birth is one hop on
         scope |= _hop(passages, texts, anchors)
-    if needs.clause:  # budget line → exhibition → transport firm: each passage names the next one's subject
-        scope |= _chain(passages, texts, anchors)
+    # budget line → exhibition → transport firm: each passage names the next one's subject
+    chained = _chain(passages, texts, anchors) if needs.clause else set()
+    scope |= chained
     lacking = [t for t in terms if not any(_has_term(t, texts[i]) for i in scope)]
     if lacking and 2 * len(lacking) > len(terms):
         missing.append(_lacking(lacking, about))
@@ -532,9 +533,7 @@ def check_support(question: str, passages: Sequence[Passage], nlp: Any, in_corpu
         carriers = [i for i in anchors if not needs.terms or any(_has_term(t, texts[i]) for t in needs.terms)]
         # a second hop only when the question describes one ("the firmware project for the Wren-3"): asked
         # about a name alone ("how much is Marcus Hale paid?"), the answer must be about that name
-        reach = set(carriers) | (_hop(passages, texts, carriers) if needs.terms else set())
-        if needs.clause:
-            reach |= _chain(passages, texts, anchors)
+        reach = set(carriers) | (_hop(passages, texts, carriers) if needs.terms else set()) | chained
         docs = list(nlp.pipe([passages[i].text for i in sorted(reach)],
                              disable=[n for n in nlp.pipe_names if n not in ("ner", "tok2vec")]))
         if not any(kind.found_in([(e.text, e.label_) for e in d.ents], d.text, question) for d in docs):
